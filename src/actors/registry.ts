@@ -1,0 +1,62 @@
+import { createActor, type Actor } from 'xstate'
+import type { InstanceState } from '../domain/instance-state.js'
+import type { ProjectState } from '../domain/project-state.js'
+import { instanceMachine } from './instance.machine.js'
+import { projectMachine } from './project.machine.js'
+
+export type ProjectActor = Actor<typeof projectMachine>
+export type InstanceActor = Actor<typeof instanceMachine>
+
+// Two views of every aggregate: the actors' decided state (what the next command is decided against)
+// and the committed state (what is durable: the only thing reads and snapshots see).
+export class Registry {
+  readonly instance: InstanceActor
+  private readonly projects = new Map<string, ProjectActor>()
+  committedInstance: InstanceState
+  readonly committedProjects = new Map<string, ProjectState>()
+  lastCommittedId: number
+
+  constructor(instance: InstanceState, projects: Map<string, ProjectState>, lastCommittedId: number) {
+    this.instance = createActor(instanceMachine, { input: { state: instance } }).start()
+    this.committedInstance = instance
+    for (const [id, state] of projects) {
+      this.projects.set(id, createActor(projectMachine, { input: { state } }).start())
+      this.committedProjects.set(id, state)
+    }
+    this.lastCommittedId = lastCommittedId
+  }
+
+  project(id: string): ProjectActor | undefined {
+    return this.projects.get(id)
+  }
+
+  // A fresh actor for a project that does not exist yet; kept only if its creation is decided.
+  spawnProject(id: string): ProjectActor {
+    const actor = createActor(projectMachine, { input: { state: undefined } }).start()
+    return actor
+  }
+
+  adoptProject(id: string, actor: ProjectActor): void {
+    this.projects.set(id, actor)
+  }
+
+  forgetProject(id: string, actor: ProjectActor): void {
+    if (this.projects.get(id) === actor) {
+      this.projects.delete(id)
+      actor.stop()
+    }
+  }
+
+  decidedProjects(): Iterable<[string, ProjectState]> {
+    const result: [string, ProjectState][] = []
+    for (const [id, actor] of this.projects) {
+      const state = actor.getSnapshot().context.state
+      if (state) result.push([id, state])
+    }
+    return result
+  }
+
+  decidedInstance(): InstanceState {
+    return this.instance.getSnapshot().context.state
+  }
+}

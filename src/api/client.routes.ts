@@ -1,0 +1,127 @@
+import semver from 'semver'
+import { badData, notFound } from '../domain/errors.js'
+import type { Principal, Request, Route } from '../http/types.js'
+import type { ClientQuery } from '../read/client-features.js'
+import { clientMetricsSchema, clientRegisterSchema } from '../schemas/client.js'
+import { empty, json, type ApiDeps } from './deps.js'
+import { parse } from './parse.js'
+
+// Unleash's DEFAULT_ENV since v7: a token for all environments reads this one unless told otherwise.
+export const defaultEnvironment = 'development'
+const segmentsSupportedFrom = '4.2.0'
+const tagPattern = /^\w+:.+$/s
+
+const inlineSegments = (req: Request): boolean => {
+  if (req.query.get('inlineSegmentConstraints') === 'true') return true
+  const spec = req.headers['unleash-client-spec']
+  if (spec === undefined) return true
+  if (!/^\d/.test(spec)) throw badData(`Invalid prefix in the Unleash-Client-Spec header: "${spec.slice(0, 100)}".`)
+  if (!semver.valid(spec)) throw badData(`Invalid SemVer in the Unleash-Client-Spec header: "${spec.slice(0, 100)}".`)
+  return semver.lt(spec, segmentsSupportedFrom)
+}
+
+export const clientQueryFor = (req: Request, principal: Principal): ClientQuery => {
+  const environment = principal.environment === '*' ? req.query.get('environment') || defaultEnvironment : principal.environment
+  const requested = req.query.getAll('project').filter((p) => p.length > 0)
+  let projects: ClientQuery['projects'] = principal.projects.includes('*') ? '*' : [...principal.projects].sort()
+  if (requested.length > 0) {
+    projects = projects === '*' ? [...new Set(requested)].sort() : projects.filter((p) => requested.includes(p))
+  }
+  const tags = req.query.getAll('tag').map((tag) => {
+    if (!tagPattern.test(tag)) throw badData(`"tag" must be of the form type:value; got "${tag.slice(0, 100)}"`)
+    const at = tag.indexOf(':')
+    return { type: tag.slice(0, at), value: tag.slice(at + 1) }
+  })
+  const namePrefix = req.query.get('namePrefix') || undefined
+  return {
+    environment,
+    projects,
+    ...(namePrefix ? { namePrefix } : {}),
+    ...(tags.length > 0 ? { tags } : {}),
+    inlineSegmentConstraints: inlineSegments(req),
+  }
+}
+
+const matchesEtag = (ifNoneMatch: string | undefined, etag: string): boolean =>
+  ifNoneMatch !== undefined && ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag)
+
+// Metrics from a token for all environments land under Unleash's literal "default".
+const metricsEnvironment = (principal: Principal) => (principal.environment === '*' ? 'default' : principal.environment)
+
+export const clientRoutes = (deps: ApiDeps): Route[] => [
+  {
+    method: 'GET',
+    path: '/api/client/features',
+    access: 'client',
+    handler: (req) => {
+      const payload = deps.clientFeatures.payload(clientQueryFor(req, req.principal!))
+      if (matchesEtag(req.headers['if-none-match'], payload.etag)) return { status: 304 }
+      const accepts = req.headers['accept-encoding'] ?? ''
+      const headers: Record<string, string> = { etag: payload.etag, 'content-type': 'application/json; charset=utf-8', vary: 'Accept-Encoding' }
+      if (/\bbr\b/.test(accepts)) return { status: 200, body: payload.brotli(), headers: { ...headers, 'content-encoding': 'br' } }
+      if (/\bgzip\b/.test(accepts)) return { status: 200, body: payload.gzip(), headers: { ...headers, 'content-encoding': 'gzip' } }
+      return { status: 200, body: payload.body, headers }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/client/features/:featureName',
+    access: 'client',
+    handler: (req) => {
+      const query = clientQueryFor(req, req.principal!)
+      const feature = deps.clientFeatures.feature(query, req.params.featureName)
+      if (!feature) throw notFound(`Could not find feature flag ${req.params.featureName}`)
+      return json(feature)
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/client/register',
+    access: 'client',
+    body: true,
+    handler: (req) => {
+      const input = parse(clientRegisterSchema, req.body)
+      const now = deps.clock().toISOString()
+      deps.applications.register({
+        appName: input.appName,
+        instanceId: input.instanceId,
+        sdkVersion: input.sdkVersion ?? null,
+        strategies: input.strategies,
+        environment: metricsEnvironment(req.principal!),
+        started: typeof input.started === 'number' ? new Date(input.started).toISOString() : input.started ?? now,
+        lastSeen: now,
+        remoteAddress: req.remoteAddress,
+      })
+      return empty(202)
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/client/metrics',
+    access: 'client',
+    body: true,
+    handler: (req) => {
+      const input = parse(clientMetricsSchema, req.body)
+      const environment = metricsEnvironment(req.principal!)
+      const now = deps.clock().toISOString()
+      const projects = deps.registry.committedProjects
+      for (const [name, counts] of Object.entries(input.bucket?.toggles ?? {})) {
+        if (counts.yes + counts.no === 0) continue
+        for (const project of projects.values()) {
+          if (project.features.has(name)) {
+            deps.lastSeen.record(name, environment, now)
+            break
+          }
+        }
+      }
+      return empty(202)
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/admin/metrics/applications',
+    access: 'admin',
+    handler: () => json({ applications: deps.applications.list() }),
+  },
+  { method: 'GET', path: '/health', access: 'public', handler: () => json({ health: 'GOOD' }) },
+]

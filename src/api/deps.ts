@@ -1,0 +1,34 @@
+import type { Dispatcher } from '../actors/dispatch.js'
+import type { Registry } from '../actors/registry.js'
+import type { Config } from '../config.js'
+import type { CommandMeta } from '../domain/events.js'
+import type { Request } from '../http/types.js'
+import type { ClientFeatures } from '../read/client-features.js'
+import type { LastSeen } from '../read/last-seen.js'
+import type { EventLog } from '../store/log.js'
+import type { Applications } from '../read/applications.js'
+
+export interface ApiDeps {
+  dispatcher: Dispatcher
+  registry: Registry
+  log: EventLog
+  clientFeatures: ClientFeatures
+  lastSeen: LastSeen
+  applications: Applications
+  config: Config
+  clock: () => Date
+}
+
+// Unleash records admin-token writes with user id -42.
+const adminTokenUserId = -42
+
+export const metaOf = (deps: Pick<ApiDeps, 'clock'>, req: Request): CommandMeta => ({
+  now: deps.clock().toISOString(),
+  actor: {
+    name: req.principal?.name ?? 'unleash_system_user',
+    userId: req.principal ? req.principal.userId ?? adminTokenUserId : -1337,
+  },
+})
+
+export const json = (body: unknown, status = 200) => ({ status, body })
+export const empty = (status = 200) => ({ status })

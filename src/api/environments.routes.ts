@@ -1,0 +1,64 @@
+import { notFound } from '../domain/errors.js'
+import type { Environment } from '../domain/instance-state.js'
+import type { Request, Route } from '../http/types.js'
+import { environmentView } from '../read/admin-views.js'
+import { createEnvironmentSchema, updateEnvironmentSchema } from '../schemas/environments.js'
+import { empty, json, metaOf, type ApiDeps } from './deps.js'
+import { parse } from './parse.js'
+
+export const environmentRoutes = (deps: ApiDeps): Route[] => {
+  const view = (environment: Environment) => {
+    let projectCount = 0
+    for (const project of deps.registry.committedProjects.values()) if (project.environments.has(environment.name)) projectCount++
+    return environmentView(environment, projectCount)
+  }
+  const find = (name: string) => {
+    const environment = deps.registry.committedInstance.environments.get(name)
+    if (!environment) throw notFound(`Could not find environment with name: ${name}`)
+    return environment
+  }
+  const toggle = (enabled: boolean) => async (req: Request) => {
+    await deps.dispatcher.toInstance({ type: 'environment.toggle', name: req.params.name, enabled, meta: metaOf(deps, req) })
+    return empty(204)
+  }
+  return [
+    {
+      method: 'GET',
+      path: '/api/admin/environments',
+      access: 'admin',
+      handler: () => {
+        const environments = [...deps.registry.committedInstance.environments.values()]
+          .sort((a, b) => a.sortOrder - b.sortOrder || a.name.localeCompare(b.name))
+          .map(view)
+        return json({ version: 1, environments })
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/admin/environments',
+      access: 'admin',
+      permission: 'ADMIN',
+      body: true,
+      handler: async (req) => {
+        const input = parse(createEnvironmentSchema, req.body)
+        await deps.dispatcher.toInstance({ type: 'environment.create', input, meta: metaOf(deps, req) })
+        return json(view(find(input.name)), 201)
+      },
+    },
+    { method: 'GET', path: '/api/admin/environments/:name', access: 'admin', handler: (req) => json(view(find(req.params.name))) },
+    {
+      method: 'PUT',
+      path: '/api/admin/environments/update/:name',
+      access: 'admin',
+      permission: 'ADMIN',
+      body: true,
+      handler: async (req) => {
+        const input = parse(updateEnvironmentSchema, req.body)
+        await deps.dispatcher.toInstance({ type: 'environment.update', name: req.params.name, input, meta: metaOf(deps, req) })
+        return json(view(find(req.params.name)))
+      },
+    },
+    { method: 'POST', path: '/api/admin/environments/:name/on', access: 'admin', permission: 'ADMIN', handler: toggle(true) },
+    { method: 'POST', path: '/api/admin/environments/:name/off', access: 'admin', permission: 'ADMIN', handler: toggle(false) },
+  ]
+}

@@ -1,0 +1,52 @@
+import type { EventRecord } from '../domain/events.js'
+import type { Route } from '../http/types.js'
+import { json, type ApiDeps } from './deps.js'
+
+const latestLimit = 100
+
+// The listed event: everything but replay-only facts.
+const eventView = ({ hidden: _hidden, ...event }: EventRecord) => ({
+  id: event.id,
+  type: event.type,
+  createdAt: event.createdAt,
+  createdBy: event.createdBy,
+  createdByUserId: event.createdByUserId,
+  environment: event.environment ?? null,
+  project: event.project ?? null,
+  featureName: event.featureName ?? null,
+  data: event.data ?? null,
+  preData: event.preData ?? null,
+  tags: event.tags ?? [],
+})
+
+export const eventRoutes = (deps: ApiDeps): Route[] => {
+  const byIndex = (key: string) =>
+    deps.log.idsFor(key, { reverse: true }).map((id) => eventView(deps.log.get(id) as EventRecord))
+  return [
+    {
+      method: 'GET',
+      path: '/api/admin/events',
+      access: 'admin',
+      permission: 'ADMIN',
+      handler: (req) => {
+        const project = req.query.get('project')
+        if (project !== null) {
+          const events = byIndex(`project:${project}`)
+          return json({ version: 1, events, totalEvents: events.length })
+        }
+        const events = deps.log.newest(latestLimit).map((r) => eventView(r as EventRecord))
+        return json({ version: 1, events, totalEvents: deps.log.count() })
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/admin/events/:featureName',
+      access: 'admin',
+      permission: 'ADMIN',
+      handler: (req) => {
+        const events = byIndex(`feature:${req.params.featureName}`)
+        return json({ version: 1, toggleName: req.params.featureName, events, totalEvents: events.length })
+      },
+    },
+  ]
+}

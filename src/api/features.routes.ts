@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto'
+import { badData, notFound } from '../domain/errors.js'
+import { checkNamingPattern, checkNewFeatureName } from '../domain/features.js'
+import type { Feature } from '../domain/project-state.js'
+import type { Request, Route } from '../http/types.js'
+import { featureEnvironmentView, featureView } from '../read/admin-views.js'
+import {
+  createFeatureSchema,
+  featureNamesSchema,
+  jsonPatchSchema,
+  updateFeatureSchema,
+  validateFeatureNameSchema,
+} from '../schemas/features.js'
+import { buildWorld } from '../actors/world.js'
+import { empty, json, metaOf, type ApiDeps } from './deps.js'
+import { committedFeature, committedProject, locateFeature, viewContext } from './lookups.js'
+import { parse } from './parse.js'
+
+const featurePath = '/api/admin/projects/:projectId/features/:featureName'
+
+export const featureRoutes = (deps: ApiDeps): Route[] => {
+  const view = (projectId: string, featureName: string) => {
+    const project = committedProject(deps, projectId)
+    return featureView(committedFeature(deps, projectId, featureName), viewContext(deps, project))
+  }
+
+  const archivedList = (filter: (f: Feature) => boolean) => {
+    const features = []
+    for (const project of deps.registry.committedProjects.values()) {
+      const ctx = viewContext(deps, project)
+      for (const feature of project.features.values()) if (feature.archived && filter(feature)) features.push(featureView(feature, ctx))
+    }
+    return json({ version: 2, features })
+  }
+
+  const bulk = (type: 'feature.archive' | 'feature.revive' | 'feature.delete', status: number) => async (req: Request) => {
+    const { features } = parse(featureNamesSchema, req.body)
+    await deps.dispatcher.toProject(req.params.projectId, { type, names: features, meta: metaOf(deps, req) })
+    return empty(status)
+  }
+
+  const single = (type: 'feature.revive' | 'feature.delete') => async (req: Request) => {
+    const feature = locateFeature(deps, req.params.featureName)
+    if (!feature) throw notFound(`Could not find feature flag "${req.params.featureName}"`)
+    if (type === 'feature.revive' && !feature.archived) throw badData(`Feature flag "${feature.name}" is not archived`)
+    await deps.dispatcher.toProject(feature.project, { type, names: [feature.name], meta: metaOf(deps, req) })
+    return empty(200)
+  }
+
+  const toggle = (enabled: boolean) => async (req: Request) => {
+    await deps.dispatcher.toProject(req.params.projectId, {
+      type: 'featureEnvironment.toggle',
+      feature: req.params.featureName,
+      environment: req.params.environment,
+      enabled,
+      activateDisabledStrategies: req.query.get('shouldActivateDisabledStrategies') === 'true',
+      newStrategyId: randomUUID(),
+      meta: metaOf(deps, req),
+    })
+    return empty(200)
+  }
+
+  return [
+    {
+      method: 'GET',
+      path: '/api/admin/projects/:projectId/features',
+      access: 'admin',
+      handler: (req) => {
+        const project = committedProject(deps, req.params.projectId)
+        const ctx = viewContext(deps, project)
+        const features = [...project.features.values()].filter((f) => !f.archived).map((f) => featureView(f, ctx))
+        return json({ version: 2, features })
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/admin/projects/:projectId/features',
+      access: 'admin',
+      permission: 'CREATE_FEATURE',
+      body: true,
+      handler: async (req) => {
+        const input = parse(createFeatureSchema, req.body)
+        await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.create', input, meta: metaOf(deps, req) })
+        return json(view(req.params.projectId, input.name), 201)
+      },
+    },
+    {
+      method: 'GET',
+      path: featurePath,
+      access: 'admin',
+      handler: (req) => json(view(req.params.projectId, req.params.featureName)),
+    },
+    {
+      method: 'PUT',
+      path: featurePath,
+      access: 'admin',
+      permission: 'UPDATE_FEATURE',
+      body: true,
+      handler: async (req) => {
+        const input = parse(updateFeatureSchema, req.body)
+        await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.update', name: req.params.featureName, input, meta: metaOf(deps, req) })
+        return json(view(req.params.projectId, req.params.featureName))
+      },
+    },
+    {
+      method: 'PATCH',
+      path: featurePath,
+      access: 'admin',
+      permission: 'UPDATE_FEATURE',
+      body: true,
+      handler: async (req) => {
+        const patch = parse(jsonPatchSchema, req.body)
+        await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.patch', name: req.params.featureName, patch, meta: metaOf(deps, req) })
+        return json(view(req.params.projectId, req.params.featureName))
+      },
+    },
+    {
+      method: 'DELETE',
+      path: featurePath,
+      access: 'admin',
+      permission: 'DELETE_FEATURE',
+      handler: async (req) => {
+        await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.archive', names: [req.params.featureName], meta: metaOf(deps, req) })
+        return empty(202)
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/admin/features/validate',
+      access: 'admin',
+      body: true,
+      handler: (req) => {
+        const { name, projectId } = parse(validateFeatureNameSchema, req.body)
+        const error = checkNewFeatureName(name, buildWorld(deps.registry))
+        if (error) throw error
+        if (projectId) {
+          const project = deps.registry.committedProjects.get(projectId)
+          const patternError = project && checkNamingPattern(project, name)
+          if (patternError) throw patternError
+        }
+        return empty(200)
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/admin/features',
+      access: 'admin',
+      handler: () => {
+        const features = []
+        for (const project of deps.registry.committedProjects.values()) {
+          const ctx = viewContext(deps, project)
+          for (const feature of project.features.values()) if (!feature.archived) features.push(featureView(feature, ctx))
+        }
+        return json({ version: 2, features })
+      },
+    },
+    { method: 'GET', path: '/api/admin/archive/features', access: 'admin', handler: () => archivedList(() => true) },
+    {
+      method: 'GET',
+      path: '/api/admin/archive/features/:projectId',
+      access: 'admin',
+      handler: (req) => archivedList((f) => f.project === req.params.projectId),
+    },
+    { method: 'POST', path: '/api/admin/archive/revive/:featureName', access: 'admin', permission: 'UPDATE_FEATURE', handler: single('feature.revive') },
+    { method: 'DELETE', path: '/api/admin/archive/:featureName', access: 'admin', permission: 'DELETE_FEATURE', handler: single('feature.delete') },
+    { method: 'POST', path: '/api/admin/projects/:projectId/archive', access: 'admin', permission: 'DELETE_FEATURE', body: true, handler: bulk('feature.archive', 202) },
+    { method: 'POST', path: '/api/admin/projects/:projectId/revive', access: 'admin', permission: 'UPDATE_FEATURE', body: true, handler: bulk('feature.revive', 200) },
+    { method: 'POST', path: '/api/admin/projects/:projectId/delete', access: 'admin', permission: 'DELETE_FEATURE', body: true, handler: bulk('feature.delete', 200) },
+    {
+      method: 'POST',
+      path: `${featurePath}/environments/:environment/on`,
+      access: 'admin',
+      permission: 'UPDATE_FEATURE_ENVIRONMENT',
+      handler: toggle(true),
+    },
+    {
+      method: 'POST',
+      path: `${featurePath}/environments/:environment/off`,
+      access: 'admin',
+      permission: 'UPDATE_FEATURE_ENVIRONMENT',
+      handler: toggle(false),
+    },
+    {
+      method: 'GET',
+      path: `${featurePath}/environments/:environment`,
+      access: 'admin',
+      handler: (req) => {
+        const project = committedProject(deps, req.params.projectId)
+        const feature = committedFeature(deps, req.params.projectId, req.params.featureName)
+        const env = feature.environments.get(req.params.environment)
+        if (!env) throw notFound(`Could not find environment ${req.params.environment} for feature: ${feature.name}`)
+        return json(featureEnvironmentView(feature, req.params.environment, env, viewContext(deps, project)))
+      },
+    },
+  ]
+}
+

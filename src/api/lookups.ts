@@ -1,0 +1,30 @@
+import { notFound } from '../domain/errors.js'
+import type { Feature, ProjectState } from '../domain/project-state.js'
+import { childrenIn, type AdminViewContext } from '../read/admin-views.js'
+import type { ApiDeps } from './deps.js'
+
+export const committedProject = (deps: ApiDeps, projectId: string): ProjectState => {
+  const project = deps.registry.committedProjects.get(projectId)
+  if (!project) throw notFound(`Project ${projectId} does not exist`)
+  return project
+}
+
+export const committedFeature = (deps: ApiDeps, projectId: string, featureName: string): Feature => {
+  const feature = committedProject(deps, projectId).features.get(featureName)
+  if (!feature) throw notFound(`Could not find feature flag "${featureName}" in project "${projectId}"`)
+  return feature
+}
+
+export const locateFeature = (deps: ApiDeps, featureName: string): Feature | undefined => {
+  for (const project of deps.registry.committedProjects.values()) {
+    const feature = project.features.get(featureName)
+    if (feature) return feature
+  }
+  return undefined
+}
+
+export const viewContext = (deps: ApiDeps, project: ProjectState): AdminViewContext => ({
+  environments: deps.registry.committedInstance.environments,
+  lastSeen: (feature, environment) => deps.lastSeen.of(feature, environment),
+  childrenOf: childrenIn(project),
+})

@@ -1,0 +1,26 @@
+import * as v from 'valibot'
+import { DomainError } from '../domain/errors.js'
+
+type Where = 'body' | 'query' | 'params'
+
+const describe = (issue: v.BaseIssue<unknown>, where: Where): { path: string; message: string } => {
+  const dotted = v.getDotPath(issue)
+  const path = dotted ? dotted : where
+  const received = issue.received === 'undefined' && dotted ? `The \`${dotted}\` property is required. It was not present on the data you sent.` : issue.message
+  return { path, message: received }
+}
+
+// One 400 for every failed parse, naming the field in the message and in details.
+export const parse = <S extends v.GenericSchema>(schema: S, input: unknown, where: Where = 'body'): v.InferOutput<S> => {
+  const result = v.safeParse(schema, input, { abortPipeEarly: true })
+  if (result.success) return result.output
+  if (input === undefined && where === 'body') {
+    throw new DomainError('BadDataError', 'Request validation failed: the request body is missing.', [{ message: 'A JSON body is required.' }])
+  }
+  const details = result.issues.slice(0, 10).map((issue) => describe(issue, where))
+  const message =
+    details.length === 1
+      ? `Request validation failed: your request ${where} contains invalid data: ${details[0].path === where ? '' : `"${details[0].path}": `}${details[0].message}`
+      : `Request validation failed: your request ${where} contains invalid data. Refer to the \`details\` list for more information: ${details.map((d) => `"${d.path}": ${d.message}`).join('; ')}`
+  throw new DomainError('BadDataError', message, details)
+}

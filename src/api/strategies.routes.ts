@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto'
+import { badData, forbidden, notFound } from '../domain/errors.js'
+import { applyJsonPatch, PatchError } from '../domain/json-patch.js'
+import { orderedStrategies } from '../domain/strategies.js'
+import type { Request, Route } from '../http/types.js'
+import { strategyView } from '../read/admin-views.js'
+import { jsonPatchSchema, strategySortOrderSchema, updateFeatureStrategySchema } from '../schemas/features.js'
+import { createFeatureStrategySchema } from '../schemas/shared.js'
+import { empty, json, metaOf, type ApiDeps } from './deps.js'
+import { committedFeature } from './lookups.js'
+import { parse } from './parse.js'
+
+const strategiesPath = '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies'
+
+export const strategyRoutes = (deps: ApiDeps): Route[] => {
+  const environmentOf = (req: Request) => {
+    const feature = committedFeature(deps, req.params.projectId, req.params.featureName)
+    const env = feature.environments.get(req.params.environment)
+    if (!env) throw notFound(`Could not find environment ${req.params.environment} for feature: ${feature.name}`)
+    return { feature, env }
+  }
+
+  const strategyOf = (req: Request) => {
+    const { feature, env } = environmentOf(req)
+    const strategy = env.strategies.find((s) => s.id === req.params.strategyId)
+    if (!strategy) throw notFound(`Could not find strategy with id ${req.params.strategyId}`)
+    return { feature, strategy }
+  }
+
+  const reply = (req: Request, strategyId: string) => {
+    const { feature, strategy } = strategyOf({ ...req, params: { ...req.params, strategyId } })
+    return json(strategyView(strategy, feature.name))
+  }
+
+  const update = async (req: Request, input: ReturnType<typeof parse<typeof updateFeatureStrategySchema>>) => {
+    await deps.dispatcher.toProject(req.params.projectId, {
+      type: 'strategy.update',
+      feature: req.params.featureName,
+      environment: req.params.environment,
+      id: req.params.strategyId,
+      input,
+      meta: metaOf(deps, req),
+    })
+    return reply(req, req.params.strategyId)
+  }
+
+  return [
+    {
+      method: 'GET',
+      path: strategiesPath,
+      access: 'admin',
+      handler: (req) => {
+        const { feature, env } = environmentOf(req)
+        return json(orderedStrategies(env.strategies).map((s) => strategyView(s, feature.name)))
+      },
+    },
+    {
+      method: 'POST',
+      path: strategiesPath,
+      access: 'admin',
+      permission: 'CREATE_FEATURE_STRATEGY',
+      body: true,
+      handler: async (req) => {
+        const input = parse(createFeatureStrategySchema, req.body)
+        const id = randomUUID()
+        await deps.dispatcher.toProject(req.params.projectId, {
+          type: 'strategy.add',
+          feature: req.params.featureName,
+          environment: req.params.environment,
+          input,
+          id,
+          meta: metaOf(deps, req),
+        })
+        return reply(req, id)
+      },
+    },
+    {
+      method: 'POST',
+      path: `${strategiesPath}/set-sort-order`,
+      access: 'admin',
+      permission: 'UPDATE_FEATURE_STRATEGY',
+      body: true,
+      handler: async (req) => {
+        const order = parse(strategySortOrderSchema, req.body)
+        await deps.dispatcher.toProject(req.params.projectId, {
+          type: 'strategy.reorder',
+          feature: req.params.featureName,
+          environment: req.params.environment,
+          order,
+          meta: metaOf(deps, req),
+        })
+        return empty(200)
+      },
+    },
+    {
+      method: 'GET',
+      path: `${strategiesPath}/:strategyId`,
+      access: 'admin',
+      handler: (req) => reply(req, req.params.strategyId),
+    },
+    {
+      method: 'PUT',
+      path: `${strategiesPath}/:strategyId`,
+      access: 'admin',
+      permission: 'UPDATE_FEATURE_STRATEGY',
+      body: true,
+      handler: (req) => update(req, parse(updateFeatureStrategySchema, req.body)),
+    },
+    {
+      method: 'PATCH',
+      path: `${strategiesPath}/:strategyId`,
+      access: 'admin',
+      permission: 'UPDATE_FEATURE_STRATEGY',
+      body: true,
+      handler: (req) => {
+        const patch = parse(jsonPatchSchema, req.body)
+        const { strategy } = strategyOf(req)
+        const { id: _id, sortOrder: _sortOrder, ...editable } = strategy
+        let patched: unknown
+        try {
+          patched = applyJsonPatch({ ...editable, sortOrder: strategy.sortOrder }, patch)
+        } catch (error) {
+          if (error instanceof PatchError) throw badData(`Could not apply provided patch: ${error.message}`)
+          throw error
+        }
+        if ((patched as { id?: unknown }).id !== undefined) throw forbidden('You can not change the id of an activation strategy.')
+        return update(req, parse(updateFeatureStrategySchema, patched))
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${strategiesPath}/:strategyId`,
+      access: 'admin',
+      permission: 'DELETE_FEATURE_STRATEGY',
+      handler: async (req) => {
+        await deps.dispatcher.toProject(req.params.projectId, {
+          type: 'strategy.delete',
+          feature: req.params.featureName,
+          environment: req.params.environment,
+          id: req.params.strategyId,
+          meta: metaOf(deps, req),
+        })
+        return empty(200)
+      },
+    },
+  ]
+}

@@ -1,0 +1,62 @@
+import type { Dispatcher } from './actors/dispatch.js'
+import type { Registry } from './actors/registry.js'
+import { randomSecretPart } from './api/api-tokens.routes.js'
+import type { Config } from './config.js'
+import type { CommandMeta } from './domain/events.js'
+import type { ApiTokenType } from './domain/instance-state.js'
+
+const systemMeta = (): CommandMeta => ({ now: new Date().toISOString(), actor: { name: 'unleash_system_user', userId: -1337 } })
+
+// Unleash reads an init token's scope from its prefix: "<project>:<environment>.<secret>".
+const scopeOf = (secret: string, type: ApiTokenType) => {
+  const match = /^(\[\]|\*|[^:]+):([^.]+)\./.exec(secret)
+  if (type === 'admin' || !match) return { projects: ['*'], environment: type === 'admin' ? '*' : 'development' }
+  return { projects: match[1] === '[]' || match[1] === '*' ? ['*'] : [match[1]], environment: match[2] }
+}
+
+export interface BootstrapResult {
+  createdAdminToken?: string
+}
+
+// First start: Unleash's fresh install (two environments, the default project), then the init tokens.
+export const bootstrap = async (config: Config, registry: Registry, dispatcher: Dispatcher): Promise<BootstrapResult> => {
+  const instance = registry.decidedInstance()
+  const isFresh = instance.environments.size === 0 && [...registry.decidedProjects()].length === 0
+  if (isFresh) {
+    await dispatcher.toInstance({ type: 'environment.create', input: { name: 'development', type: 'development', enabled: true, sortOrder: 2 }, meta: systemMeta() })
+    await dispatcher.toInstance({ type: 'environment.create', input: { name: 'production', type: 'production', enabled: true, sortOrder: 3 }, meta: systemMeta() })
+    await dispatcher.toProject('default', {
+      type: 'project.create',
+      id: 'default',
+      input: { name: 'Default', description: 'Default project' },
+      meta: systemMeta(),
+    })
+  }
+  const world = { projectExists: (id: string) => registry.project(id) !== undefined }
+  const wanted: [string, ApiTokenType][] = [
+    ...config.initAdminTokens.map((s): [string, ApiTokenType] => [s, 'admin']),
+    ...config.initClientTokens.map((s): [string, ApiTokenType] => [s, 'client']),
+    ...config.initFrontendTokens.map((s): [string, ApiTokenType] => [s, 'frontend']),
+  ]
+  for (const [secret, type] of wanted) {
+    if (registry.decidedInstance().apiTokens.has(secret)) continue
+    const scope = scopeOf(secret, type)
+    await dispatcher.toInstance({
+      type: 'apiToken.create',
+      input: { tokenName: `init-${type}-token`, type, secret, environment: scope.environment, projects: scope.projects },
+      random: randomSecretPart(),
+      world,
+      meta: systemMeta(),
+    })
+  }
+  const hasAdmin = [...registry.decidedInstance().apiTokens.values()].some((t) => t.type === 'admin')
+  if (hasAdmin) return {}
+  const [event] = await dispatcher.toInstance({
+    type: 'apiToken.create',
+    input: { tokenName: 'admin', type: 'admin' },
+    random: randomSecretPart(),
+    world,
+    meta: systemMeta(),
+  })
+  return { createdAdminToken: String(event.hidden?.secret) }
+}

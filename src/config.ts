@@ -1,0 +1,44 @@
+import path from 'node:path'
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  initAdminTokens: string[]
+  initClientTokens: string[]
+  initFrontendTokens: string[]
+  snapshotEvery: number
+  maxBodyBytes: number
+  allowFallbackHttp: boolean
+  publicUrl: string
+  metricsFlushMs: number
+}
+
+const splitList = (value: string | undefined): string[] =>
+  (value ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0)
+
+const integer = (value: string | undefined, fallback: number, name: string): number => {
+  if (value === undefined || value === '') return fallback
+  const n = Number(value)
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`)
+  return n
+}
+
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
+  const port = integer(env.HTTP_PORT ?? env.PORT, 4242, 'HTTP_PORT')
+  const host = env.HTTP_HOST ?? '127.0.0.1'
+  return {
+    port,
+    host,
+    dataDir: path.resolve(env.DATA_DIR ?? './data'),
+    initAdminTokens: splitList(env.INIT_ADMIN_API_TOKENS),
+    initClientTokens: splitList(env.INIT_CLIENT_API_TOKENS ?? env.INIT_BACKEND_API_TOKENS),
+    initFrontendTokens: splitList(env.INIT_FRONTEND_API_TOKENS),
+    snapshotEvery: integer(env.SNAPSHOT_EVERY, 5000, 'SNAPSHOT_EVERY'),
+    maxBodyBytes: integer(env.MAX_BODY_BYTES, 1024 * 1024, 'MAX_BODY_BYTES'),
+    // uWS silently degrades to a pure-JS server when its native binary does not load.
+    allowFallbackHttp: env.ALLOW_HTTP_FALLBACK === '1',
+    publicUrl: (env.UNLEASH_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
+    metricsFlushMs: integer(env.METRICS_FLUSH_MS, 1000, 'METRICS_FLUSH_MS'),
+  }
+}

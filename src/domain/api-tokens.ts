@@ -1,0 +1,106 @@
+import type { CreateApiToken } from '../schemas/api-tokens.js'
+import { DomainError, badData, fail, nameExists, ok, type Result } from './errors.js'
+import { draft, type CommandMeta, type EventDraft } from './events.js'
+import type { ApiToken, InstanceState } from './instance-state.js'
+
+export const maxApiTokens = 2000
+export const defaultEnvironment = 'development'
+
+export interface ApiTokenWorld {
+  projectExists: (id: string) => boolean
+}
+
+// Unleash's secret format: the scope reads from the prefix, the stored record is what counts.
+export const tokenSecret = (type: ApiToken['type'], projects: string[], environment: string, random: string): string => {
+  if (type === 'admin') return `*:*.${random}`
+  const projectPart = projects.length > 1 ? '[]' : projects[0]
+  return `${projectPart}:${environment}.${random}`
+}
+
+// What every listing, event and response shows of a token: all but nothing secret in events.
+export const publicToken = (token: ApiToken) => ({
+  tokenName: token.tokenName,
+  type: token.type,
+  environment: token.environment,
+  project: token.projects.join(','),
+  projects: token.projects,
+  expiresAt: token.expiresAt,
+  createdAt: token.createdAt,
+  alias: null,
+})
+
+export const decideCreateApiToken = (
+  state: InstanceState,
+  input: CreateApiToken,
+  random: string,
+  world: ApiTokenWorld,
+  meta: CommandMeta,
+): Result<EventDraft[]> => {
+  const tokenName = input.tokenName ?? input.username
+  if (!tokenName) return fail(badData('"tokenName" is required'))
+  if (state.apiTokens.size >= maxApiTokens) {
+    return fail(new DomainError('ExceedsLimitError', `Failed to create api token. You can't create more than the established limit of ${maxApiTokens}.`))
+  }
+  const type = input.type
+  const isAdmin = type === 'admin'
+  const environment = isAdmin ? '*' : input.environment ?? defaultEnvironment
+  if (!isAdmin && environment === '*') {
+    return fail(badData(type === 'frontend' ? 'Frontend token cannot be scoped to all environments' : 'Client token cannot be scoped to all environments'))
+  }
+  if (!isAdmin && !state.environments.has(environment)) return fail(badData(`Environment=${environment} does not exist`))
+  const requested = isAdmin ? ['*'] : input.projects ?? ['*']
+  const projects = requested.includes('*') ? ['*'] : [...new Set(requested)]
+  for (const project of projects) {
+    if (project !== '*' && !world.projectExists(project)) return fail(badData(`Project=${project} does not exist`))
+  }
+  const secret = input.secret ?? tokenSecret(type, projects, environment, random)
+  if (state.apiTokens.has(secret)) return fail(nameExists('An API token with that secret already exists'))
+  if (input.expiresAt && Date.parse(input.expiresAt) <= Date.parse(meta.now)) return fail(badData('"expiresAt" must be in the future'))
+  const token: ApiToken = {
+    secret,
+    tokenName,
+    type,
+    environment,
+    projects,
+    expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+    createdAt: meta.now,
+  }
+  return ok([
+    draft(meta, 'api-token-created', {
+      project: token.projects.join(','),
+      environment: token.environment,
+      data: publicToken(token),
+      hidden: { secret },
+    }),
+  ])
+}
+
+export const decideUpdateApiToken = (state: InstanceState, secret: string, expiresAt: string, meta: CommandMeta): Result<EventDraft[]> => {
+  const token = state.apiTokens.get(secret)
+  // Unleash: updating an unknown token answers 200 and changes nothing.
+  if (!token) return ok([])
+  const next = { ...token, expiresAt: new Date(expiresAt).toISOString() }
+  if (next.expiresAt === token.expiresAt) return ok([])
+  return ok([
+    draft(meta, 'api-token-updated', {
+      project: token.projects.join(','),
+      environment: token.environment,
+      data: publicToken(next),
+      preData: publicToken(token),
+      hidden: { secret },
+    }),
+  ])
+}
+
+export const decideDeleteApiToken = (state: InstanceState, secret: string, meta: CommandMeta): Result<EventDraft[]> => {
+  const token = state.apiTokens.get(secret)
+  if (!token) return ok([])
+  return ok([
+    draft(meta, 'api-token-deleted', {
+      project: token.projects.join(','),
+      environment: token.environment,
+      preData: publicToken(token),
+      hidden: { secret },
+    }),
+  ])
+}

@@ -1,0 +1,52 @@
+import semver from 'semver'
+import { RE2JS } from 're2js'
+import type { Constraint } from '../schemas/shared.js'
+import { DomainError, badData } from './errors.js'
+import type { ProjectWorld } from './world.js'
+
+export const multiValueOperators = ['IN', 'NOT_IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS', 'IN_CIDR'] as const
+export const numberOperators = ['NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE'] as const
+export const dateOperators = ['DATE_AFTER', 'DATE_BEFORE'] as const
+export const semverOperators = ['SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT', 'SEMVER_GTE', 'SEMVER_LTE'] as const
+export const operators = new Set<string>([...multiValueOperators, ...numberOperators, ...dateOperators, ...semverOperators, 'REGEX'])
+
+const isIn = (list: readonly string[], op: string) => list.includes(op)
+
+const singleValueRequired = 'Single-value constraint operators require a non-empty value.'
+
+const constraintError = (message: string) =>
+  badData(`Request validation failed: your request body or params contain invalid data: ${message}`, [{ message }])
+
+// Unleash's write-side rules (SEMANTICS 2.4), minus its refusal of IN_CIDR and inverted REGEX,
+// which the SDKs evaluate and the specification suite uses.
+export const validateConstraint = (constraint: Constraint, world: Pick<ProjectWorld, 'legalValuesOf'>): DomainError | undefined => {
+  const op = constraint.operator
+  if (!operators.has(op)) return constraintError(`"operator" must be one of ${[...operators].join(', ')}; got "${op}"`)
+  const values = constraint.values ?? []
+  for (const value of values) {
+    if (value.length < 1 || value.length > 100) return constraintError('Constraint values must be 1 to 100 characters long')
+  }
+  if (isIn(multiValueOperators, op)) {
+    const legal = world.legalValuesOf(constraint.contextName)
+    if (legal) {
+      const illegal = values.filter((v) => !legal.has(v))
+      if (illegal.length > 0) return constraintError(`${illegal.map((v) => `"${v}"`).join(', ')} is not a legal value for the context field "${constraint.contextName}"`)
+    }
+    return undefined
+  }
+  const value = constraint.value
+  if (value === undefined || value === '') return constraintError(singleValueRequired)
+  if (isIn(numberOperators, op) && Number.isNaN(Number(value))) return constraintError(`"value" must be a number for ${op}; got "${value}"`)
+  if (isIn(dateOperators, op) && Number.isNaN(Date.parse(value))) return constraintError(`"value" must be a date-time for ${op}; got "${value}"`)
+  if (isIn(semverOperators, op) && (!semver.valid(value) || value.startsWith('v'))) {
+    return constraintError(`"value" must be a valid semver version for ${op}; got "${value}"`)
+  }
+  if (op === 'REGEX') {
+    try {
+      RE2JS.compile(value, constraint.caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0)
+    } catch {
+      return constraintError(`"value" is not a valid RE2 regular expression: "${value.slice(0, 200)}"`)
+    }
+  }
+  return undefined
+}

@@ -1,0 +1,170 @@
+import type { CreateFeature, JsonPatch, UpdateFeature } from '../schemas/features.js'
+import { updateFeatureSchema } from '../schemas/features.js'
+import * as v from 'valibot'
+import { DomainError, badData, fail, invalidOperation, nameExists, notFound, ok, type Result } from './errors.js'
+import { draft, type CommandMeta, type EventDraft } from './events.js'
+import { PatchError, applyJsonPatch } from './json-patch.js'
+import type { Feature, ProjectState } from './project-state.js'
+import type { ProjectWorld } from './world.js'
+
+export const maxFeatures = 5000
+
+export const featureNotInProject = (name: string, project: string, world: Pick<ProjectWorld, 'featureLocation'>): DomainError => {
+  const elsewhere = world.featureLocation(name)
+  const suffix = elsewhere && elsewhere.project !== project ? `, but there's a feature with that name in project "${elsewhere.project}"` : ''
+  return notFound(`There's no feature named "${name}" in project "${project}"${suffix}`)
+}
+
+export const archivedFeature = () => new DomainError('ArchivedFeatureError', 'Cannot perform this operation on archived features')
+
+export const findFeature = (state: ProjectState, name: string, world: Pick<ProjectWorld, 'featureLocation'>): Result<Feature> => {
+  const feature = state.features.get(name)
+  return feature ? ok(feature) : fail(featureNotInProject(name, state.settings.id, world))
+}
+
+export const findActiveFeature = (state: ProjectState, name: string, world: Pick<ProjectWorld, 'featureLocation'>): Result<Feature> => {
+  const found = findFeature(state, name, world)
+  if (found.ok && found.value.archived) return fail(archivedFeature())
+  return found
+}
+
+export const checkNamingPattern = (state: ProjectState, name: string): DomainError | undefined => {
+  const { pattern, example, description } = state.settings.featureNaming
+  if (!pattern) return undefined
+  let matches = false
+  try {
+    matches = new RegExp(`^${pattern}$`).test(name)
+  } catch {
+    return undefined
+  }
+  if (matches) return undefined
+  let message = `The feature flag name "${name}" does not match the project's naming pattern: "${pattern}".`
+  if (example) message += ` Here's an example of a name that does match the pattern: "${example}"."`
+  if (description) message += ` The pattern's description is: "${description}"`
+  return new DomainError('PatternError', message, [{ message: 'The flag name does not match the pattern.' }])
+}
+
+export const checkNewFeatureName = (name: string, world: Pick<ProjectWorld, 'featureLocation'>): DomainError | undefined => {
+  const existing = world.featureLocation(name)
+  if (!existing) return undefined
+  return nameExists(existing.archived ? 'An archived flag with that name already exists' : 'A flag with that name already exists')
+}
+
+export const featureData = (feature: Feature) => ({
+  name: feature.name,
+  description: feature.description,
+  type: feature.type,
+  project: feature.project,
+  stale: feature.stale,
+  createdAt: feature.createdAt,
+  impressionData: feature.impressionData,
+  archived: feature.archived,
+})
+
+export const decideCreateFeature = (state: ProjectState, input: CreateFeature, world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {
+  const nameError = checkNewFeatureName(input.name, world) ?? checkNamingPattern(state, input.name)
+  if (nameError) return fail(nameError)
+  const limit = state.settings.featureLimit
+  const active = [...state.features.values()].filter((f) => !f.archived).length
+  if (limit !== null && active >= limit) {
+    return fail(invalidOperation('You have reached the maximum number of feature flags for this project.'))
+  }
+  if (world.featureCount >= maxFeatures) {
+    return fail(new DomainError('ExceedsLimitError', `Failed to create feature flag. You can't create more than the established limit of ${maxFeatures}.`))
+  }
+  const data = {
+    name: input.name,
+    description: input.description ?? null,
+    type: input.type,
+    project: state.settings.id,
+    stale: false,
+    createdAt: meta.now,
+    impressionData: input.impressionData,
+    archived: false,
+  }
+  return ok([draft(meta, 'feature-created', { project: state.settings.id, featureName: input.name, data, tags: input.tags ?? [] })])
+}
+
+const metadataEvents = (state: ProjectState, feature: Feature, input: UpdateFeature, meta: CommandMeta): EventDraft[] => {
+  const keys = { project: state.settings.id, featureName: feature.name }
+  const next = {
+    ...feature,
+    description: input.description === undefined ? feature.description : input.description,
+    type: input.type ?? feature.type,
+    impressionData: input.impressionData ?? feature.impressionData,
+  }
+  const events: EventDraft[] = []
+  if (next.description !== feature.description || next.type !== feature.type || next.impressionData !== feature.impressionData) {
+    events.push(draft(meta, 'feature-metadata-updated', { ...keys, data: featureData(next), preData: featureData(feature) }))
+  }
+  if (input.stale !== undefined && input.stale !== feature.stale) {
+    events.push(draft(meta, input.stale ? 'feature-stale-on' : 'feature-stale-off', keys))
+  }
+  return events
+}
+
+export const decideUpdateFeature = (state: ProjectState, name: string, input: UpdateFeature, world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {
+  const found = findActiveFeature(state, name, world)
+  if (!found.ok) return found
+  if (input.name !== undefined && input.name !== name) return fail(badData('You can not change the name of a feature flag.'))
+  if (input.project !== undefined && input.project !== state.settings.id) {
+    return fail(badData('You can not change the project of a feature flag through this operation.'))
+  }
+  return ok(metadataEvents(state, found.value, input, meta))
+}
+
+export const decidePatchFeature = (state: ProjectState, name: string, patch: JsonPatch, world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {
+  const found = findActiveFeature(state, name, world)
+  if (!found.ok) return found
+  if (patch.some((op) => op.path.startsWith('/variants'))) {
+    return fail(new DomainError('OperationDeniedError', 'Changing variants is done via PATCH operation to /api/admin/projects/:project/features/:feature/environments/:env/variants'))
+  }
+  let patched: unknown
+  try {
+    patched = applyJsonPatch(featureData(found.value), patch)
+  } catch (error) {
+    if (error instanceof PatchError) return fail(badData(`Could not apply provided patch: ${error.message}`))
+    throw error
+  }
+  const parsed = v.safeParse(updateFeatureSchema, patched)
+  if (!parsed.success) return fail(badData(`Could not apply provided patch: ${parsed.issues[0].message}`))
+  return decideUpdateFeature(state, name, parsed.output, world, meta)
+}
+
+export const decideArchiveFeatures = (state: ProjectState, names: string[], world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {
+  const events: EventDraft[] = []
+  for (const name of names) {
+    const found = findFeature(state, name, world)
+    if (!found.ok) return found
+    if (found.value.archived) continue
+    const children = [...state.features.values()].filter((f) => !f.archived && !names.includes(f.name) && f.dependencies.some((d) => d.feature === name))
+    if (children.length > 0) return fail(invalidOperation('You can not archive/delete this feature since other features depend on it.'))
+    const keys = { project: state.settings.id, featureName: name }
+    if (found.value.dependencies.length > 0) events.push(draft(meta, 'feature-dependencies-removed', keys))
+    events.push(draft(meta, 'feature-archived', keys))
+  }
+  return ok(events)
+}
+
+export const decideReviveFeatures = (state: ProjectState, names: string[], world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {
+  const events: EventDraft[] = []
+  for (const name of names) {
+    const found = findFeature(state, name, world)
+    if (!found.ok) return found
+    if (!found.value.archived) continue
+    events.push(draft(meta, 'feature-revived', { project: state.settings.id, featureName: name }))
+  }
+  return ok(events)
+}
+
+export const decideDeleteFeatures = (state: ProjectState, names: string[], world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {
+  const events: EventDraft[] = []
+  for (const name of names) {
+    const feature = state.features.get(name)
+    // Unleash: deleting a flag that is not archived is silently skipped.
+    if (!feature || !feature.archived) continue
+    events.push(draft(meta, 'feature-deleted', { project: state.settings.id, featureName: name, preData: featureData(feature), tags: feature.tags }))
+  }
+  if (events.length === 0 && names.length === 1 && !state.features.has(names[0])) return fail(featureNotInProject(names[0], state.settings.id, world))
+  return ok(events)
+}

@@ -1,0 +1,74 @@
+import type { FeatureNaming } from '../schemas/projects.js'
+import type { Constraint, CreateFeatureStrategy, FeatureVariant, StrategyVariant, Tag } from '../schemas/shared.js'
+
+export type ProjectMode = 'open' | 'protected' | 'private'
+
+export interface ProjectSettings {
+  id: string
+  name: string
+  description: string | null
+  mode: ProjectMode
+  defaultStickiness: string
+  featureLimit: number | null
+  featureNaming: FeatureNaming
+  createdAt: string
+  updatedAt: string | null
+}
+
+export interface ProjectEnvironment {
+  environment: string
+  changeRequestsEnabled: boolean
+  requiredApprovals: number
+  defaultStrategy: CreateFeatureStrategy | null
+}
+
+export interface Strategy {
+  id: string
+  name: string
+  title: string | null
+  disabled: boolean
+  sortOrder: number
+  constraints: Constraint[]
+  parameters: Record<string, string>
+  variants: StrategyVariant[]
+  segments: number[]
+}
+
+export interface FeatureEnvironment {
+  enabled: boolean
+  strategies: Strategy[]
+  variants: FeatureVariant[]
+}
+
+export interface Dependency {
+  feature: string
+  enabled: boolean
+  variants: string[]
+}
+
+export interface LifecycleStage {
+  stage: 'initial' | 'pre-live' | 'live' | 'completed' | 'archived'
+  enteredStageAt: string
+}
+
+export interface Feature {
+  name: string
+  project: string
+  type: string
+  description: string | null
+  impressionData: boolean
+  stale: boolean
+  archived: boolean
+  archivedAt: string | null
+  createdAt: string
+  environments: ReadonlyMap<string, FeatureEnvironment>
+  dependencies: Dependency[]
+  tags: Tag[]
+  lifecycle: LifecycleStage[]
+}
+
+export interface ProjectState {
+  settings: ProjectSettings
+  environments: ReadonlyMap<string, ProjectEnvironment>
+  features: ReadonlyMap<string, Feature>
+}

@@ -1,0 +1,231 @@
+import type { CreateFeature, JsonPatch, UpdateFeature, UpdateFeatureStrategy } from '../schemas/features.js'
+import type { CreateProject, ProjectEnvironmentInput, UpdateProject } from '../schemas/projects.js'
+import type { CreateFeatureStrategy } from '../schemas/shared.js'
+import type { Result } from './errors.js'
+import type { CommandMeta, EventDraft } from './events.js'
+import {
+  decideArchiveFeatures,
+  decideCreateFeature,
+  decideDeleteFeatures,
+  decidePatchFeature,
+  decideReviveFeatures,
+  decideUpdateFeature,
+} from './features.js'
+import { updateEntry, withEntry, withoutEntry } from './immutable.js'
+import type { Feature, FeatureEnvironment, ProjectEnvironment, ProjectState, Strategy } from './project-state.js'
+import {
+  decideAddProjectEnvironment,
+  decideCreateProject,
+  decideDeleteProject,
+  decideRemoveProjectEnvironment,
+  decideSetDefaultStrategy,
+  decideUpdateProject,
+} from './projects.js'
+import {
+  decideAddStrategy,
+  decideDeleteStrategy,
+  decideReorderStrategies,
+  decideToggleEnvironment,
+  decideUpdateStrategy,
+} from './strategies.js'
+import type { ProjectWorld } from './world.js'
+
+type WithMeta<C> = C & { meta: CommandMeta; world: ProjectWorld }
+
+export type ProjectCommand = WithMeta<
+  | { type: 'project.create'; id: string; input: CreateProject }
+  | { type: 'project.update'; input: UpdateProject }
+  | { type: 'project.delete' }
+  | { type: 'projectEnvironment.add'; input: ProjectEnvironmentInput; defaultStrategy: CreateFeatureStrategy | null }
+  | { type: 'projectEnvironment.remove'; environment: string }
+  | { type: 'defaultStrategy.set'; environment: string; strategy: CreateFeatureStrategy }
+  | { type: 'feature.create'; input: CreateFeature }
+  | { type: 'feature.update'; name: string; input: UpdateFeature }
+  | { type: 'feature.patch'; name: string; patch: JsonPatch }
+  | { type: 'feature.archive'; names: string[] }
+  | { type: 'feature.revive'; names: string[] }
+  | { type: 'feature.delete'; names: string[] }
+  | { type: 'featureEnvironment.toggle'; feature: string; environment: string; enabled: boolean; activateDisabledStrategies: boolean; newStrategyId: string }
+  | { type: 'strategy.add'; feature: string; environment: string; input: CreateFeatureStrategy; id: string }
+  | { type: 'strategy.update'; feature: string; environment: string; id: string; input: UpdateFeatureStrategy }
+  | { type: 'strategy.delete'; feature: string; environment: string; id: string }
+  | { type: 'strategy.reorder'; feature: string; environment: string; order: { id: string; sortOrder: number }[] }
+>
+
+export type ProjectCommandType = ProjectCommand['type']
+
+export const decideProject = (state: ProjectState, command: ProjectCommand): Result<EventDraft[]> => {
+  const { meta, world } = command
+  switch (command.type) {
+    case 'project.create':
+      return decideCreateProject(state, command.id, command.input, world, meta)
+    case 'project.update':
+      return decideUpdateProject(state, command.input, meta)
+    case 'project.delete':
+      return decideDeleteProject(state, meta)
+    case 'projectEnvironment.add':
+      return decideAddProjectEnvironment(state, command.input, command.defaultStrategy, world, meta)
+    case 'projectEnvironment.remove':
+      return decideRemoveProjectEnvironment(state, command.environment, meta)
+    case 'defaultStrategy.set':
+      return decideSetDefaultStrategy(state, command.environment, command.strategy, meta)
+    case 'feature.create':
+      return decideCreateFeature(state, command.input, world, meta)
+    case 'feature.update':
+      return decideUpdateFeature(state, command.name, command.input, world, meta)
+    case 'feature.patch':
+      return decidePatchFeature(state, command.name, command.patch, world, meta)
+    case 'feature.archive':
+      return decideArchiveFeatures(state, command.names, world, meta)
+    case 'feature.revive':
+      return decideReviveFeatures(state, command.names, world, meta)
+    case 'feature.delete':
+      return decideDeleteFeatures(state, command.names, world, meta)
+    case 'featureEnvironment.toggle':
+      return decideToggleEnvironment(state, command.feature, command.environment, command.enabled, command, world, meta)
+    case 'strategy.add':
+      return decideAddStrategy(state, command.feature, command.environment, command.input, command.id, world, meta)
+    case 'strategy.update':
+      return decideUpdateStrategy(state, command.feature, command.environment, command.id, command.input, world, meta)
+    case 'strategy.delete':
+      return decideDeleteStrategy(state, command.feature, command.environment, command.id, world, meta)
+    case 'strategy.reorder':
+      return decideReorderStrategies(state, command.feature, command.environment, command.order, world, meta)
+  }
+}
+
+const emptyFeatureEnvironment = (): FeatureEnvironment => ({ enabled: false, strategies: [], variants: [] })
+
+const updateFeature = (state: ProjectState, name: string | null | undefined, update: (feature: Feature) => Feature): ProjectState => ({
+  ...state,
+  features: updateEntry(state.features, String(name), update),
+})
+
+const updateFeatureEnvironment = (
+  state: ProjectState,
+  event: EventDraft,
+  update: (environment: FeatureEnvironment) => FeatureEnvironment,
+): ProjectState =>
+  updateFeature(state, event.featureName, (feature) => ({
+    ...feature,
+    environments: updateEntry(feature.environments, String(event.environment), update),
+  }))
+
+const projectEnvironmentFrom = (data: Partial<ProjectEnvironment> & { environment: string }): ProjectEnvironment => ({
+  environment: data.environment,
+  changeRequestsEnabled: data.changeRequestsEnabled ?? false,
+  requiredApprovals: data.requiredApprovals ?? 1,
+  defaultStrategy: data.defaultStrategy ?? null,
+})
+
+// Applying an event never fails: decide has already checked everything.
+export const evolveProject = (state: ProjectState | undefined, event: EventDraft): ProjectState | undefined => {
+  if (event.type === 'project-created') {
+    const { environments, ...settings } = event.data
+    return {
+      settings,
+      environments: new Map((environments as string[]).map((environment) => [environment, projectEnvironmentFrom({ environment })])),
+      features: new Map(),
+    }
+  }
+  if (!state) return state
+  switch (event.type) {
+    case 'project-updated':
+      return { ...state, settings: event.data }
+    case 'project-deleted':
+      return undefined
+    case 'project-environment-added': {
+      const environment = String(event.environment)
+      const features = new Map<string, Feature>()
+      for (const [name, feature] of state.features) {
+        features.set(name, { ...feature, environments: withEntry(feature.environments, environment, emptyFeatureEnvironment()) })
+      }
+      return { ...state, environments: withEntry(state.environments, environment, projectEnvironmentFrom(event.data)), features }
+    }
+    case 'project-environment-removed': {
+      const environment = String(event.environment)
+      const features = new Map<string, Feature>()
+      for (const [name, feature] of state.features) features.set(name, { ...feature, environments: withoutEntry(feature.environments, environment) })
+      return { ...state, environments: withoutEntry(state.environments, environment), features }
+    }
+    case 'default-strategy-updated':
+      return {
+        ...state,
+        environments: updateEntry(state.environments, String(event.environment), (env) => ({ ...env, defaultStrategy: event.data })),
+      }
+    case 'feature-created': {
+      const data = event.data
+      const feature: Feature = {
+        name: data.name,
+        project: state.settings.id,
+        type: data.type,
+        description: data.description ?? null,
+        impressionData: data.impressionData ?? false,
+        stale: false,
+        archived: false,
+        archivedAt: null,
+        createdAt: data.createdAt ?? event.createdAt,
+        environments: new Map([...state.environments.keys()].map((env) => [env, emptyFeatureEnvironment()])),
+        dependencies: [],
+        tags: event.tags ?? [],
+        lifecycle: [{ stage: 'initial', enteredStageAt: event.createdAt }],
+      }
+      return { ...state, features: withEntry(state.features, feature.name, feature) }
+    }
+    case 'feature-metadata-updated':
+      return updateFeature(state, event.featureName, (f) => ({
+        ...f,
+        description: event.data.description ?? null,
+        type: event.data.type,
+        impressionData: event.data.impressionData,
+      }))
+    case 'feature-stale-on':
+    case 'feature-stale-off':
+      return updateFeature(state, event.featureName, (f) => ({ ...f, stale: event.type === 'feature-stale-on' }))
+    case 'feature-archived':
+      return updateFeature(state, event.featureName, (f) => ({
+        ...f,
+        archived: true,
+        archivedAt: event.createdAt,
+        lifecycle: [...f.lifecycle, { stage: 'archived', enteredStageAt: event.createdAt }],
+      }))
+    case 'feature-revived':
+      return updateFeature(state, event.featureName, (f) => {
+        const environments = new Map<string, FeatureEnvironment>()
+        for (const [name, env] of f.environments) environments.set(name, { ...env, enabled: false })
+        return { ...f, archived: false, archivedAt: null, environments, lifecycle: [{ stage: 'initial', enteredStageAt: event.createdAt }] }
+      })
+    case 'feature-deleted':
+      return { ...state, features: withoutEntry(state.features, String(event.featureName)) }
+    case 'feature-environment-enabled':
+    case 'feature-environment-disabled':
+      return updateFeatureEnvironment(state, event, (env) => ({ ...env, enabled: event.type === 'feature-environment-enabled' }))
+    case 'feature-strategy-add':
+      return updateFeatureEnvironment(state, event, (env) => ({ ...env, strategies: [...env.strategies, event.data as Strategy] }))
+    case 'feature-strategy-update':
+      return updateFeatureEnvironment(state, event, (env) => ({
+        ...env,
+        strategies: env.strategies.map((s) => (s.id === event.data.id ? (event.data as Strategy) : s)),
+      }))
+    case 'feature-strategy-remove':
+      return updateFeatureEnvironment(state, event, (env) => ({ ...env, strategies: env.strategies.filter((s) => s.id !== event.preData.id) }))
+    case 'strategy-order-changed':
+      return updateFeatureEnvironment(state, event, (env) => ({
+        ...env,
+        strategies: env.strategies.map((s) => ({ ...s, sortOrder: event.data.sortOrders[s.id] ?? s.sortOrder })),
+      }))
+    case 'feature-environment-variants-updated':
+      return updateFeatureEnvironment(state, event, (env) => ({ ...env, variants: event.data.variants }))
+    case 'feature-dependency-added':
+      return updateFeature(state, event.featureName, (f) => ({
+        ...f,
+        dependencies: [{ feature: event.data.feature, enabled: event.data.enabled ?? true, variants: event.data.variants ?? [] }],
+      }))
+    case 'feature-dependency-removed':
+      return updateFeature(state, event.featureName, (f) => ({ ...f, dependencies: f.dependencies.filter((d) => d.feature !== event.data.feature) }))
+    case 'feature-dependencies-removed':
+      return updateFeature(state, event.featureName, (f) => ({ ...f, dependencies: [] }))
+    default:
+      return state
+  }
+}

@@ -1,0 +1,259 @@
+import type { CreateFeatureStrategy } from '../schemas/shared.js'
+import type { UpdateFeatureStrategy } from '../schemas/features.js'
+import { validateConstraint } from './constraints.js'
+import { DomainError, badData, fail, forbidden, notFound, ok, type Result } from './errors.js'
+import { draft, type CommandMeta, type EventDraft } from './events.js'
+import { archivedFeature, featureNotInProject, findActiveFeature } from './features.js'
+import type { Feature, FeatureEnvironment, ProjectState, Strategy } from './project-state.js'
+import { normaliseVariants } from './variants.js'
+import type { ProjectWorld } from './world.js'
+
+export const maxStrategiesPerEnvironment = 30
+
+export const builtInStrategyTypes = [
+  'default',
+  'userWithId',
+  'gradualRolloutUserId',
+  'gradualRolloutSessionId',
+  'gradualRolloutRandom',
+  'remoteAddress',
+  'applicationHostname',
+  'flexibleRollout',
+] as const
+
+const stringifyParameter = (value: unknown): string => (value === null || value === undefined ? '' : String(value))
+
+export interface StrategyTarget {
+  feature: Feature
+  environment: string
+  featureEnvironment: FeatureEnvironment
+}
+
+export const findTarget = (state: ProjectState, featureName: string, environment: string, world: ProjectWorld): Result<StrategyTarget> => {
+  const found = findActiveFeature(state, featureName, world)
+  if (!found.ok) return found
+  if (!state.environments.has(environment)) return fail(badData('You have not added the current environment to the project'))
+  const featureEnvironment = found.value.environments.get(environment)
+  if (!featureEnvironment) return fail(notFound(`Could not find environment ${environment} for feature: ${featureName}`))
+  return ok({ feature: found.value, environment, featureEnvironment })
+}
+
+// The server's defaults when saving (SEMANTICS 1.3): every parameter a string; a flexibleRollout gets
+// rollout 100, the project's default stickiness and the flag name as groupId when those are empty.
+export const prepareStrategy = (
+  state: ProjectState,
+  featureName: string,
+  input: CreateFeatureStrategy,
+  id: string,
+  sortOrder: number,
+  world: ProjectWorld,
+): Result<Strategy> => {
+  if (!world.strategyTypeExists(input.name)) return fail(badData(`Could not find strategy type with name ${input.name}`))
+  const constraints = input.constraints ?? []
+  for (const constraint of constraints) {
+    const error = validateConstraint(constraint, world)
+    if (error) return fail(error)
+  }
+  const segments = [...new Set(input.segments ?? [])].sort((a, b) => a - b)
+  for (const segmentId of segments) {
+    const segment = world.segment(segmentId)
+    if (!segment) return fail(badData(`Segment with id ${segmentId} does not exist`))
+    if (segment.project && segment.project !== state.settings.id) {
+      return fail(badData(`The segments ${segment.name} with id ${segment.id} does not belong to project "${state.settings.id}".`))
+    }
+  }
+  const variants = normaliseVariants(input.variants ?? [])
+  if (!variants.ok) return variants
+  const parameters: Record<string, string> = {}
+  for (const [key, value] of Object.entries(input.parameters ?? {})) parameters[key] = stringifyParameter(value)
+  if (input.name === 'flexibleRollout') {
+    if (!parameters.rollout) parameters.rollout = '100'
+    if (!parameters.stickiness) parameters.stickiness = state.settings.defaultStickiness
+    if (!parameters.groupId) parameters.groupId = featureName
+  }
+  return ok({
+    id,
+    name: input.name,
+    title: input.title ?? null,
+    disabled: input.disabled ?? false,
+    sortOrder,
+    constraints: constraints.map((c) => ({ ...c, values: (c.values ?? []).map((v) => v.trim()).filter((v) => v.length > 0) })),
+    parameters,
+    variants: variants.value,
+    segments,
+  })
+}
+
+const nextSortOrder = (strategies: Strategy[]) => (strategies.length === 0 ? 0 : Math.max(...strategies.map((s) => s.sortOrder)) + 1)
+
+const keysOf = (state: ProjectState, target: StrategyTarget) => ({
+  project: state.settings.id,
+  environment: target.environment,
+  featureName: target.feature.name,
+})
+
+export const strategyData = (strategy: Strategy) => ({ ...strategy })
+
+export const decideAddStrategy = (
+  state: ProjectState,
+  featureName: string,
+  environment: string,
+  input: CreateFeatureStrategy,
+  id: string,
+  world: ProjectWorld,
+  meta: CommandMeta,
+): Result<EventDraft[]> => {
+  const target = findTarget(state, featureName, environment, world)
+  if (!target.ok) return target
+  const strategies = target.value.featureEnvironment.strategies
+  if (strategies.length >= maxStrategiesPerEnvironment) {
+    return fail(new DomainError('ExceedsLimitError', `Failed to create strategy. You can't create more than the established limit of ${maxStrategiesPerEnvironment}.`))
+  }
+  const prepared = prepareStrategy(state, featureName, input, id, input.sortOrder ?? nextSortOrder(strategies), world)
+  if (!prepared.ok) return prepared
+  return ok([draft(meta, 'feature-strategy-add', { ...keysOf(state, target.value), data: strategyData(prepared.value) })])
+}
+
+const findStrategy = (state: ProjectState, target: StrategyTarget, strategyId: string): Result<Strategy> => {
+  const strategy = target.featureEnvironment.strategies.find((s) => s.id === strategyId)
+  if (strategy) return ok(strategy)
+  for (const feature of state.features.values()) {
+    for (const env of feature.environments.values()) {
+      if (env.strategies.some((s) => s.id === strategyId)) return fail(forbidden('You can not change the featureName for an activation strategy.'))
+    }
+  }
+  return fail(notFound(`Could not find strategy with id ${strategyId}`))
+}
+
+// An environment with no active strategy left is switched off (SEMANTICS 11.3).
+const switchOffWhenEmpty = (state: ProjectState, target: StrategyTarget, remaining: Strategy[], meta: CommandMeta): EventDraft[] =>
+  target.featureEnvironment.enabled && !remaining.some((s) => !s.disabled)
+    ? [draft(meta, 'feature-environment-disabled', keysOf(state, target))]
+    : []
+
+export const decideUpdateStrategy = (
+  state: ProjectState,
+  featureName: string,
+  environment: string,
+  strategyId: string,
+  input: UpdateFeatureStrategy,
+  world: ProjectWorld,
+  meta: CommandMeta,
+): Result<EventDraft[]> => {
+  const target = findTarget(state, featureName, environment, world)
+  if (!target.ok) return target
+  const current = findStrategy(state, target.value, strategyId)
+  if (!current.ok) return current
+  const merged: CreateFeatureStrategy = {
+    name: input.name ?? current.value.name,
+    title: input.title === undefined ? current.value.title : input.title,
+    disabled: input.disabled ?? current.value.disabled,
+    constraints: input.constraints ?? current.value.constraints,
+    variants: input.variants ?? current.value.variants,
+    parameters: input.parameters ?? current.value.parameters,
+    segments: input.segments ?? current.value.segments,
+  }
+  const prepared = prepareStrategy(state, featureName, merged, strategyId, input.sortOrder ?? current.value.sortOrder, world)
+  if (!prepared.ok) return prepared
+  if (JSON.stringify(prepared.value) === JSON.stringify(current.value)) return ok([])
+  const remaining = target.value.featureEnvironment.strategies.map((s) => (s.id === strategyId ? prepared.value : s))
+  return ok([
+    draft(meta, 'feature-strategy-update', { ...keysOf(state, target.value), data: strategyData(prepared.value), preData: strategyData(current.value) }),
+    ...switchOffWhenEmpty(state, target.value, remaining, meta),
+  ])
+}
+
+export const decideDeleteStrategy = (
+  state: ProjectState,
+  featureName: string,
+  environment: string,
+  strategyId: string,
+  world: ProjectWorld,
+  meta: CommandMeta,
+): Result<EventDraft[]> => {
+  const target = findTarget(state, featureName, environment, world)
+  if (!target.ok) return target
+  const current = target.value.featureEnvironment.strategies.find((s) => s.id === strategyId)
+  if (!current) return ok([])
+  const remaining = target.value.featureEnvironment.strategies.filter((s) => s.id !== strategyId)
+  return ok([
+    ...switchOffWhenEmpty(state, target.value, remaining, meta),
+    draft(meta, 'feature-strategy-remove', { ...keysOf(state, target.value), preData: strategyData(current) }),
+  ])
+}
+
+export const decideReorderStrategies = (
+  state: ProjectState,
+  featureName: string,
+  environment: string,
+  order: { id: string; sortOrder: number }[],
+  world: ProjectWorld,
+  meta: CommandMeta,
+): Result<EventDraft[]> => {
+  const target = findTarget(state, featureName, environment, world)
+  if (!target.ok) return target
+  const strategies = target.value.featureEnvironment.strategies
+  const known = new Set(strategies.map((s) => s.id))
+  const foreign = order.find((o) => !known.has(o.id))
+  if (foreign) return fail(badData(`Strategy ${foreign.id} does not belong to feature ${featureName} in environment ${environment}`))
+  const sortOrders: Record<string, number> = {}
+  for (const strategy of strategies) sortOrders[strategy.id] = strategy.sortOrder
+  for (const { id, sortOrder } of order) sortOrders[id] = sortOrder
+  const before = orderedStrategies(strategies).map((s) => s.id)
+  const after = orderedStrategies(strategies.map((s) => ({ ...s, sortOrder: sortOrders[s.id] }))).map((s) => s.id)
+  if (strategies.every((s) => s.sortOrder === sortOrders[s.id])) return ok([])
+  return ok([
+    draft(meta, 'strategy-order-changed', {
+      ...keysOf(state, target.value),
+      data: { strategyIds: after, sortOrders },
+      preData: { strategyIds: before },
+    }),
+  ])
+}
+
+// Unleash orders strategies by sortOrder, ties by id.
+export const orderedStrategies = <S extends { id: string; sortOrder: number }>(strategies: readonly S[]): S[] =>
+  [...strategies].sort((a, b) => a.sortOrder - b.sortOrder || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+
+export const defaultStrategyFor = (state: ProjectState, featureName: string, environment: string): CreateFeatureStrategy => {
+  const configured = state.environments.get(environment)?.defaultStrategy
+  if (configured) {
+    const parameters = { ...configured.parameters }
+    if (!parameters.groupId) parameters.groupId = featureName
+    return { ...configured, parameters }
+  }
+  return { name: 'flexibleRollout', constraints: [], parameters: { rollout: '100', stickiness: state.settings.defaultStickiness, groupId: featureName } }
+}
+
+export const decideToggleEnvironment = (
+  state: ProjectState,
+  featureName: string,
+  environment: string,
+  enabled: boolean,
+  options: { activateDisabledStrategies: boolean; newStrategyId: string },
+  world: ProjectWorld,
+  meta: CommandMeta,
+): Result<EventDraft[]> => {
+  const feature = state.features.get(featureName)
+  if (!feature) return fail(featureNotInProject(featureName, state.settings.id, world))
+  const featureEnvironment = feature.environments.get(environment)
+  if (!featureEnvironment) return fail(notFound(`Could not find environment ${environment} for feature: ${featureName}`))
+  if (feature.archived) return fail(archivedFeature())
+  const target: StrategyTarget = { feature, environment, featureEnvironment }
+  const keys = keysOf(state, target)
+  if (!enabled) return ok(featureEnvironment.enabled ? [draft(meta, 'feature-environment-disabled', keys)] : [])
+  const events: EventDraft[] = []
+  const strategies = featureEnvironment.strategies
+  const hasActive = strategies.some((s) => !s.disabled)
+  if (!hasActive && options.activateDisabledStrategies && strategies.length > 0) {
+    for (const strategy of strategies) {
+      events.push(draft(meta, 'feature-strategy-update', { ...keys, data: strategyData({ ...strategy, disabled: false }), preData: strategyData(strategy) }))
+    }
+  } else if (!hasActive) {
+    const prepared = prepareStrategy(state, featureName, defaultStrategyFor(state, featureName, environment), options.newStrategyId, nextSortOrder(strategies), world)
+    if (!prepared.ok) return prepared
+    events.push(draft(meta, 'feature-strategy-add', { ...keys, data: strategyData(prepared.value) }))
+  }
+  if (!featureEnvironment.enabled) events.push(draft(meta, 'feature-environment-enabled', keys))
+  return ok(events)
+}

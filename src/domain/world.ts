@@ -1,0 +1,13 @@
+import type { Environment } from './instance-state.js'
+
+// What a project's decisions may know of the rest of the instance; dispatch builds it synchronously
+// right before the command, so nothing can change between the look and the decision.
+export interface ProjectWorld {
+  environments: ReadonlyMap<string, Environment>
+  projectCount: number
+  featureCount: number
+  featureLocation: (name: string) => { project: string; archived: boolean } | undefined
+  strategyTypeExists: (name: string) => boolean
+  segment: (id: number) => { id: number; name: string; project: string | null } | undefined
+  legalValuesOf: (contextName: string) => ReadonlySet<string> | undefined
+}

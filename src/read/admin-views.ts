@@ -1,0 +1,132 @@
+import type { ApiToken, Environment } from '../domain/instance-state.js'
+import type { Feature, FeatureEnvironment, ProjectState, Strategy } from '../domain/project-state.js'
+import { orderedStrategies } from '../domain/strategies.js'
+
+// Shapes of the admin API (INTERFACE 2.5, 2.8, 2.9), computed from committed state on request.
+export interface AdminViewContext {
+  environments: ReadonlyMap<string, Environment>
+  lastSeen: (feature: string, environment: string) => string | null
+  childrenOf: (feature: string) => string[]
+}
+
+export const strategyView = (strategy: Strategy, featureName: string) => ({
+  id: strategy.id,
+  name: strategy.name,
+  title: strategy.title,
+  disabled: strategy.disabled,
+  featureName,
+  sortOrder: strategy.sortOrder,
+  segments: strategy.segments,
+  constraints: strategy.constraints,
+  variants: strategy.variants,
+  parameters: strategy.parameters,
+})
+
+const environmentOrder = (ctx: AdminViewContext) => (a: string, b: string) =>
+  (ctx.environments.get(a)?.sortOrder ?? 0) - (ctx.environments.get(b)?.sortOrder ?? 0) || a.localeCompare(b)
+
+export const featureEnvironmentView = (feature: Feature, name: string, env: FeatureEnvironment, ctx: AdminViewContext) => ({
+  name,
+  featureName: feature.name,
+  environment: name,
+  type: ctx.environments.get(name)?.type ?? 'development',
+  enabled: env.enabled,
+  sortOrder: ctx.environments.get(name)?.sortOrder ?? 0,
+  variantCount: env.variants.length,
+  strategies: orderedStrategies(env.strategies).map((s) => strategyView(s, feature.name)),
+  variants: env.variants,
+  lastSeenAt: ctx.lastSeen(feature.name, name),
+  hasStrategies: env.strategies.length > 0,
+  hasEnabledStrategies: env.strategies.some((s) => !s.disabled),
+})
+
+const currentStage = (feature: Feature) => {
+  const order = ['archived', 'completed', 'live', 'pre-live', 'initial']
+  for (const stage of order) {
+    const found = feature.lifecycle.find((l) => l.stage === stage)
+    if (found) return found
+  }
+  return { stage: 'initial' as const, enteredStageAt: feature.createdAt }
+}
+
+export const featureView = (feature: Feature, ctx: AdminViewContext) => {
+  const environmentNames = [...feature.environments.keys()].sort(environmentOrder(ctx))
+  const environments = environmentNames.map((name) => featureEnvironmentView(feature, name, feature.environments.get(name)!, ctx))
+  const lastSeen = environments.reduce<string | null>((latest, e) => (e.lastSeenAt && (!latest || e.lastSeenAt > latest) ? e.lastSeenAt : latest), null)
+  return {
+    name: feature.name,
+    type: feature.type,
+    description: feature.description,
+    project: feature.project,
+    enabled: environments.some((e) => e.enabled),
+    stale: feature.stale,
+    favorite: false,
+    impressionData: feature.impressionData,
+    archived: feature.archived,
+    createdAt: feature.createdAt,
+    archivedAt: feature.archivedAt,
+    lastSeenAt: lastSeen,
+    environments,
+    variants: [],
+    strategies: [],
+    tags: feature.tags,
+    children: ctx.childrenOf(feature.name),
+    dependencies: feature.dependencies.map((d) => ({ feature: d.feature, enabled: d.enabled, variants: d.variants })),
+    lifecycle: currentStage(feature),
+  }
+}
+
+export const childrenIn = (project: ProjectState) => (name: string) =>
+  [...project.features.values()].filter((f) => !f.archived && f.dependencies.some((d) => d.feature === name)).map((f) => f.name).sort()
+
+export const projectHealth = (project: ProjectState): number => {
+  const active = [...project.features.values()].filter((f) => !f.archived)
+  if (active.length === 0) return 100
+  const stale = active.filter((f) => f.stale).length
+  return Math.round(100 - (100 * stale) / active.length)
+}
+
+export const projectSummaryView = (project: ProjectState) => ({
+  id: project.settings.id,
+  name: project.settings.name,
+  description: project.settings.description,
+  mode: project.settings.mode,
+  defaultStickiness: project.settings.defaultStickiness,
+  featureLimit: project.settings.featureLimit,
+  featureNaming: project.settings.featureNaming,
+  featureCount: [...project.features.values()].filter((f) => !f.archived).length,
+  memberCount: 0,
+  health: projectHealth(project),
+  favorite: false,
+  createdAt: project.settings.createdAt,
+  updatedAt: project.settings.updatedAt,
+  environments: [...project.environments.values()].map((e) => ({
+    environment: e.environment,
+    changeRequestsEnabled: e.changeRequestsEnabled,
+    defaultStrategy: e.defaultStrategy,
+  })),
+})
+
+export const environmentView = (environment: Environment, projectCount: number) => ({
+  name: environment.name,
+  type: environment.type,
+  enabled: environment.enabled,
+  protected: environment.protected,
+  sortOrder: environment.sortOrder,
+  createdAt: environment.createdAt,
+  projectCount,
+})
+
+export const apiTokenView = (token: ApiToken) => ({
+  secret: token.secret,
+  tokenName: token.tokenName,
+  username: token.tokenName,
+  type: token.type,
+  environment: token.environment,
+  project: token.projects.join(','),
+  projects: token.projects,
+  expiresAt: token.expiresAt,
+  createdAt: token.createdAt,
+  seenAt: null,
+  alias: null,
+})

@@ -1,0 +1,191 @@
+import { createHash } from 'node:crypto'
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib'
+import type { Segment } from '../domain/instance-state.js'
+import type { Feature, FeatureEnvironment, ProjectState, Strategy } from '../domain/project-state.js'
+import { orderedStrategies } from '../domain/strategies.js'
+
+export interface ClientQuery {
+  environment: string
+  projects: string[] | '*'
+  namePrefix?: string
+  tags?: { type: string; value: string }[]
+  inlineSegmentConstraints: boolean
+}
+
+export interface ClientPayload {
+  etag: string
+  body: Buffer
+  gzip(): Buffer
+  brotli(): Buffer
+}
+
+export interface ClientFeaturesSource {
+  projects(): ReadonlyMap<string, ProjectState>
+  segments(): ReadonlyMap<number, Segment>
+  // Changes whenever anything the client payload is made of changes.
+  revision(): number
+}
+
+const maxCachedScopes = 500
+
+const clientStrategy = (strategy: Strategy, segments: ReadonlyMap<number, Segment>, inline: boolean) => {
+  const constraints = inline
+    ? [...strategy.constraints, ...strategy.segments.flatMap((id) => segments.get(id)?.constraints ?? [])]
+    : strategy.constraints
+  return {
+    name: strategy.name,
+    constraints,
+    parameters: strategy.parameters,
+    variants: strategy.variants,
+    ...(!inline && strategy.segments.length > 0 ? { segments: strategy.segments } : {}),
+  }
+}
+
+// The client shape of one flag in one environment (SEMANTICS 5.1): no ids, titles or disabled strategies.
+export const clientFeature = (
+  feature: Feature,
+  environment: FeatureEnvironment | undefined,
+  segments: ReadonlyMap<number, Segment>,
+  inline: boolean,
+) => ({
+  name: feature.name,
+  type: feature.type,
+  enabled: environment?.enabled ?? false,
+  project: feature.project,
+  stale: feature.stale,
+  strategies: orderedStrategies((environment?.strategies ?? []).filter((s) => !s.disabled)).map((s) => clientStrategy(s, segments, inline)),
+  variants: environment?.variants ?? [],
+  description: feature.description,
+  impressionData: feature.impressionData,
+  ...(feature.dependencies.length > 0
+    ? {
+        dependencies: feature.dependencies.map((d) =>
+          d.enabled ? { feature: d.feature, enabled: true, variants: d.variants } : { feature: d.feature, enabled: false },
+        ),
+      }
+    : {}),
+})
+
+const matchesQuery = (feature: Feature, query: ClientQuery, prefix: RegExp | undefined): boolean => {
+  if (feature.archived) return false
+  if (prefix && !prefix.test(feature.name)) return false
+  if (query.tags && query.tags.length > 0) {
+    return feature.tags.some((t) => query.tags!.some((q) => q.type === t.type && q.value === t.value))
+  }
+  return true
+}
+
+// Unleash filters with SQL LIKE 'prefix%', so % and _ are wildcards there too.
+const prefixMatcher = (namePrefix: string | undefined): RegExp | undefined => {
+  if (!namePrefix) return undefined
+  const pattern = namePrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.')
+  return new RegExp(`^${pattern}`, 's')
+}
+
+const queryEcho = (query: ClientQuery) => ({
+  ...(query.tags && query.tags.length > 0 ? { tag: query.tags.map((t) => `${t.type}:${t.value}`) } : {}),
+  ...(query.projects !== '*' ? { project: query.projects } : {}),
+  ...(query.namePrefix ? { namePrefix: query.namePrefix } : {}),
+  environment: query.environment,
+  inlineSegmentConstraints: query.inlineSegmentConstraints,
+})
+
+const lazy = (make: () => Buffer): (() => Buffer) => {
+  let value: Buffer | undefined
+  return () => (value ??= make())
+}
+
+// Built on the first request after a change, then served as bytes; one JSON fragment per flag and
+// environment is kept while the flag's state object is unchanged (state is immutable).
+export class ClientFeatures {
+  private readonly payloads = new Map<string, { revision: number; payload: ClientPayload }>()
+  private readonly fragments = new WeakMap<Feature, Map<string, string>>()
+  private segmentFragmentsRevision = -1
+  private segmentsJson = new Map<number, string>()
+
+  constructor(private readonly source: ClientFeaturesSource) {}
+
+  payload(query: ClientQuery): ClientPayload {
+    const key = JSON.stringify(query)
+    const revision = this.source.revision()
+    const cached = this.payloads.get(key)
+    if (cached && cached.revision === revision) return cached.payload
+    const payload = this.build(query, key, revision)
+    if (this.payloads.size >= maxCachedScopes) this.payloads.delete(this.payloads.keys().next().value!)
+    this.payloads.set(key, { revision, payload })
+    return payload
+  }
+
+  feature(query: ClientQuery, name: string) {
+    for (const project of this.source.projects().values()) {
+      const feature = project.features.get(name)
+      if (!feature || feature.archived) continue
+      if (query.projects !== '*' && !query.projects.includes(feature.project)) return undefined
+      return clientFeature(feature, feature.environments.get(query.environment), this.source.segments(), query.inlineSegmentConstraints)
+    }
+    return undefined
+  }
+
+  private fragment(feature: Feature, query: ClientQuery, segments: ReadonlyMap<number, Segment>, revision: number): string {
+    // Inlined segment constraints change with the segments, not with the flag.
+    const key = query.inlineSegmentConstraints ? `${query.environment}\u0000inline\u0000${revision}` : query.environment
+    let byKey = this.fragments.get(feature)
+    if (!byKey) this.fragments.set(feature, (byKey = new Map()))
+    let json = byKey.get(key)
+    if (json === undefined) {
+      json = JSON.stringify(clientFeature(feature, feature.environments.get(query.environment), segments, query.inlineSegmentConstraints))
+      if (query.inlineSegmentConstraints) for (const k of byKey.keys()) if (k.includes('\u0000inline\u0000')) byKey.delete(k)
+      byKey.set(key, json)
+    }
+    return json
+  }
+
+  private build(query: ClientQuery, key: string, revision: number): ClientPayload {
+    const segments = this.source.segments()
+    const prefix = prefixMatcher(query.namePrefix)
+    const selected: Feature[] = []
+    for (const [projectId, project] of this.source.projects()) {
+      if (query.projects !== '*' && !query.projects.includes(projectId)) continue
+      for (const feature of project.features.values()) if (matchesQuery(feature, query, prefix)) selected.push(feature)
+    }
+    selected.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    const queryHash = createHash('sha256').update(key).digest('hex').slice(0, 16)
+    const etag = `"${queryHash}:${revision}:v1"`
+    let segmentsPart = ''
+    if (!query.inlineSegmentConstraints) {
+      const used = new Set<number>()
+      for (const feature of selected) {
+        for (const strategy of feature.environments.get(query.environment)?.strategies ?? []) {
+          if (!strategy.disabled) for (const id of strategy.segments) used.add(id)
+        }
+      }
+      const list = [...used].map((id) => segments.get(id)).filter((s): s is Segment => s !== undefined)
+      list.sort((a, b) => a.name.localeCompare(b.name))
+      segmentsPart = `,"segments":[${list.map((s) => this.segmentJson(s, revision)).join(',')}]`
+    }
+    const meta = JSON.stringify({ revisionId: revision, etag, queryHash })
+    const json =
+      `{"version":2,"features":[${selected.map((f) => this.fragment(f, query, segments, revision)).join(',')}]` +
+      `,"query":${JSON.stringify(queryEcho(query))}${segmentsPart},"meta":${meta}}`
+    const body = Buffer.from(json)
+    return {
+      etag,
+      body,
+      gzip: lazy(() => gzipSync(body, { level: 6 })),
+      brotli: lazy(() => brotliCompressSync(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length } })),
+    }
+  }
+
+  private segmentJson(segment: Segment, revision: number): string {
+    if (this.segmentFragmentsRevision !== revision) {
+      this.segmentsJson = new Map()
+      this.segmentFragmentsRevision = revision
+    }
+    let json = this.segmentsJson.get(segment.id)
+    if (json === undefined) {
+      json = JSON.stringify({ id: segment.id, name: segment.name, constraints: segment.constraints })
+      this.segmentsJson.set(segment.id, json)
+    }
+    return json
+  }
+}

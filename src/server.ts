@@ -1,0 +1,117 @@
+import { mkdirSync } from 'node:fs'
+import { Dispatcher } from './actors/dispatch.js'
+import { recover, snapshotEntries, snapshotFormat } from './actors/recovery.js'
+import { Registry } from './actors/registry.js'
+import { buildWorld } from './actors/world.js'
+import { apiTokenRoutes } from './api/api-tokens.routes.js'
+import { clientRoutes } from './api/client.routes.js'
+import type { ApiDeps } from './api/deps.js'
+import { environmentRoutes } from './api/environments.routes.js'
+import { eventRoutes } from './api/events.routes.js'
+import { featureRoutes } from './api/features.routes.js'
+import { projectRoutes } from './api/projects.routes.js'
+import { strategyRoutes } from './api/strategies.routes.js'
+import { bootstrap } from './bootstrap.js'
+import type { Config } from './config.js'
+import { isInstanceEvent } from './domain/instance.js'
+import { startHttpServer } from './http/server.js'
+import { Applications } from './read/applications.js'
+import { ClientFeatures } from './read/client-features.js'
+import { LastSeen } from './read/last-seen.js'
+import { tokenLookup } from './read/tokens.js'
+import { EventLog } from './store/log.js'
+
+export interface RunningServer {
+  port: number
+  createdAdminToken?: string
+  replayed: number
+  close(): Promise<void>
+}
+
+// Which committed events can change what SDKs are served.
+const touchesClientPayload = (type: string) => !isInstanceEvent(type) || type.startsWith('segment-')
+
+export const startServer = async (config: Config): Promise<RunningServer> => {
+  mkdirSync(config.dataDir, { recursive: true })
+  const log = EventLog.open(config.dataDir)
+  const recovered = recover(log)
+  const registry = new Registry(recovered.instance, recovered.projects, recovered.lastId)
+  const fatal = (error: unknown) => {
+    console.error('fatal: a log commit failed; exiting so that the log is replayed on restart', error)
+    process.exit(70)
+  }
+  const dispatcher = new Dispatcher(log, registry, () => buildWorld(registry), fatal)
+
+  let clientRevision = recovered.lastId
+  let sinceSnapshot = recovered.replayed
+  let snapshotting: Promise<void> | undefined
+  const saveSnapshot = async () => {
+    const entries = snapshotEntries(registry.committedInstance, registry.committedProjects, registry.lastCommittedId)
+    sinceSnapshot = 0
+    await log.saveSnapshots(snapshotFormat, entries)
+  }
+  dispatcher.onCommitted((records) => {
+    if (records.some((r) => touchesClientPayload(r.type))) clientRevision = records[records.length - 1].id
+    sinceSnapshot += records.length
+    if (sinceSnapshot >= config.snapshotEvery && !snapshotting) {
+      snapshotting = saveSnapshot()
+        .catch(fatal)
+        .finally(() => {
+          snapshotting = undefined
+        })
+    }
+  })
+
+  const deps: ApiDeps = {
+    dispatcher,
+    registry,
+    log,
+    clientFeatures: new ClientFeatures({
+      projects: () => registry.committedProjects,
+      segments: () => registry.committedInstance.segments,
+      revision: () => clientRevision,
+    }),
+    lastSeen: new LastSeen(log.side<string>('last-seen')),
+    applications: new Applications(),
+    config,
+    clock: () => new Date(),
+  }
+  const { createdAdminToken } = await bootstrap(config, registry, dispatcher)
+
+  const routes = [
+    ...clientRoutes(deps),
+    ...projectRoutes(deps),
+    ...featureRoutes(deps),
+    ...strategyRoutes(deps),
+    ...environmentRoutes(deps),
+    ...apiTokenRoutes(deps),
+    ...eventRoutes(deps),
+  ]
+  const http = await startHttpServer({
+    host: config.host,
+    port: config.port,
+    routes,
+    lookupToken: tokenLookup({
+      instance: () => registry.committedInstance,
+      projectExists: (id) => registry.committedProjects.has(id),
+    }),
+    maxBodyBytes: config.maxBodyBytes,
+    allowFallback: config.allowFallbackHttp,
+  })
+  const flushTimer = setInterval(() => void deps.lastSeen.flush().catch(fatal), config.metricsFlushMs)
+  flushTimer.unref()
+
+  return {
+    port: http.port,
+    createdAdminToken,
+    replayed: recovered.replayed,
+    close: async () => {
+      http.close()
+      clearInterval(flushTimer)
+      await snapshotting
+      await deps.lastSeen.flush()
+      await saveSnapshot()
+      await log.close()
+    },
+  }
+}

@@ -1,0 +1,126 @@
+import { open, type Database, type RootDatabase } from 'lmdb'
+import { Packr } from 'msgpackr'
+
+// The store holds records, snapshots and index keys; what they mean is for its callers.
+export interface StoredRecord {
+  id: number
+}
+
+export interface Appended<R extends StoredRecord> {
+  records: R[]
+  committed: Promise<void>
+}
+
+export interface SnapshotEntry {
+  key: string
+  lastId: number
+  state: unknown
+}
+
+const snapshotCodec = new Packr({ structuredClone: true, moreTypes: true })
+const manifestKey = '\u0000manifest'
+
+export class EventLog {
+  private nextId: number
+
+  private constructor(
+    private readonly root: RootDatabase,
+    private readonly log: Database<StoredRecord, number>,
+    private readonly index: Database<null, [string, number]>,
+    private readonly snapshots: Database<Buffer, string>,
+  ) {
+    const [last] = Array.from(log.getKeys({ reverse: true, limit: 1 }))
+    this.nextId = (last ?? 0) + 1
+  }
+
+  static open(path: string): EventLog {
+    const root = open({ path, compression: false })
+    const log = root.openDB<StoredRecord, number>({ name: 'log', keyEncoding: 'uint32' })
+    const index = root.openDB<null, [string, number]>({ name: 'log-index' })
+    const snapshots = root.openDB<Buffer, string>({ name: 'snapshots', encoding: 'binary' })
+    return new EventLog(root, log, index, snapshots)
+  }
+
+  get lastId(): number {
+    return this.nextId - 1
+  }
+
+  // Ids are handed out synchronously, in call order; lmdb commits batches in that same order.
+  append<R extends StoredRecord>(drafts: Omit<R, 'id'>[], indexKeysOf: (record: R) => string[] = () => []): Appended<R> {
+    const records = drafts.map((draft) => ({ ...draft, id: this.nextId++ }) as R)
+    const committed = this.root.transaction(() => {
+      for (const record of records) {
+        this.log.put(record.id, record)
+        for (const key of indexKeysOf(record)) this.index.put([key, record.id], null)
+      }
+    })
+    return { records, committed: committed.then(() => undefined) }
+  }
+
+  get(id: number): StoredRecord | undefined {
+    return this.log.get(id)
+  }
+
+  *from(firstId: number): Iterable<StoredRecord> {
+    for (const { value } of this.log.getRange({ start: firstId })) yield value
+  }
+
+  newest(limit: number): StoredRecord[] {
+    return Array.from(this.log.getRange({ reverse: true, limit }), ({ value }) => value)
+  }
+
+  count(): number {
+    return this.log.getCount()
+  }
+
+  idsFor(indexKey: string, options: { reverse?: boolean; limit?: number } = {}): number[] {
+    const range = options.reverse
+      ? { start: [indexKey, Number.MAX_SAFE_INTEGER] as [string, number], end: [indexKey, 0] as [string, number], reverse: true }
+      : { start: [indexKey, 0] as [string, number], end: [indexKey, Number.MAX_SAFE_INTEGER] as [string, number] }
+    return Array.from(this.index.getKeys({ ...range, limit: options.limit }), (key) => key[1])
+  }
+
+  countFor(indexKey: string): number {
+    return this.index.getKeysCount({ start: [indexKey, 0], end: [indexKey, Number.MAX_SAFE_INTEGER] })
+  }
+
+  // All entries and the manifest go in one transaction, so a crash leaves the old set or the new one.
+  async saveSnapshots(format: number, entries: SnapshotEntry[]): Promise<void> {
+    await this.root.transaction(() => {
+      for (const entry of entries) {
+        this.snapshots.put(entry.key, snapshotCodec.pack({ lastId: entry.lastId, state: entry.state }))
+      }
+      this.snapshots.put(manifestKey, snapshotCodec.pack({ format, keys: entries.map((e) => e.key) }))
+    })
+  }
+
+  // Undefined when the set is missing, of another format or unreadable: the caller replays from the start.
+  loadSnapshots(format: number): SnapshotEntry[] | undefined {
+    try {
+      const manifestBytes = this.snapshots.get(manifestKey)
+      if (!manifestBytes) return undefined
+      const manifest = snapshotCodec.unpack(manifestBytes) as { format: number; keys: string[] }
+      if (manifest.format !== format) return undefined
+      const entries: SnapshotEntry[] = []
+      for (const key of manifest.keys) {
+        const bytes = this.snapshots.get(key)
+        if (!bytes) return undefined
+        const { lastId, state } = snapshotCodec.unpack(bytes) as { lastId: number; state: unknown }
+        if (!Number.isSafeInteger(lastId) || lastId > this.lastId) return undefined
+        entries.push({ key, lastId, state })
+      }
+      return entries
+    } catch {
+      return undefined
+    }
+  }
+
+  // Key/value side data that is not part of the log (metrics' lastSeenAt, ...).
+  side<V>(name: string): Database<V, string> {
+    return this.root.openDB<V, string>({ name: `side-${name}` })
+  }
+
+  async close(): Promise<void> {
+    await this.root.close()
+  }
+}
