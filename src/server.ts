@@ -11,6 +11,14 @@ import { eventRoutes } from './api/events.routes.js'
 import { featureRoutes } from './api/features.routes.js'
 import { projectRoutes } from './api/projects.routes.js'
 import { strategyRoutes } from './api/strategies.routes.js'
+import { contextFieldRoutes } from './api/context-fields.routes.js'
+import { dependencyRoutes } from './api/dependencies.routes.js'
+import { frontendRoutes } from './api/frontend.routes.js'
+import { playgroundRoutes } from './api/playground.routes.js'
+import { segmentRoutes } from './api/segments.routes.js'
+import { strategyTypeRoutes } from './api/strategy-types.routes.js'
+import { variantRoutes } from './api/variants.routes.js'
+import { Evaluators } from './read/evaluators.js'
 import { bootstrap } from './bootstrap.js'
 import type { Config } from './config.js'
 import { isInstanceEvent } from './domain/instance.js'
@@ -62,15 +70,17 @@ export const startServer = async (config: Config): Promise<RunningServer> => {
     }
   })
 
+  const readSource = {
+    projects: () => registry.committedProjects,
+    segments: () => registry.committedInstance.segments,
+    revision: () => clientRevision,
+  }
+  const evaluators = new Evaluators(readSource)
   const deps: ApiDeps = {
     dispatcher,
     registry,
     log,
-    clientFeatures: new ClientFeatures({
-      projects: () => registry.committedProjects,
-      segments: () => registry.committedInstance.segments,
-      revision: () => clientRevision,
-    }),
+    clientFeatures: new ClientFeatures(readSource),
     lastSeen: new LastSeen(log.side<string>('last-seen')),
     applications: new Applications(),
     config,
@@ -86,6 +96,13 @@ export const startServer = async (config: Config): Promise<RunningServer> => {
     ...environmentRoutes(deps),
     ...apiTokenRoutes(deps),
     ...eventRoutes(deps),
+    ...segmentRoutes(deps),
+    ...strategyTypeRoutes(deps),
+    ...contextFieldRoutes(deps),
+    ...variantRoutes(deps),
+    ...dependencyRoutes(deps),
+    ...playgroundRoutes(deps, evaluators),
+    ...frontendRoutes(deps, evaluators),
   ]
   const http = await startHttpServer({
     host: config.host,

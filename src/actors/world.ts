@@ -1,8 +1,5 @@
 import type { ProjectWorld } from '../domain/world.js'
-import { builtInStrategyTypes } from '../domain/strategies.js'
 import type { Registry } from './registry.js'
-
-const builtIn = new Set<string>(builtInStrategyTypes)
 
 // Built synchronously right before a command is sent, from decided state, so that a decision
 // sees every earlier decision even when its commit is still in flight.
@@ -20,8 +17,32 @@ export const buildWorld = (registry: Registry): ProjectWorld => {
       }
       return undefined
     },
-    strategyTypeExists: (name) => builtIn.has(name),
-    segment: () => undefined,
-    legalValuesOf: () => undefined,
+    strategyTypeExists: (name) => instance.strategyTypes.has(name),
+    segment: (id) => instance.segments.get(id),
+    legalValuesOf: (name) => {
+      const values = instance.contextFields.get(name)?.legalValues ?? []
+      return values.length > 0 ? new Set(values.map((v) => v.value)) : undefined
+    },
   }
+}
+
+// Where a segment is used, over decided state: a delete decided now cannot miss a strategy added just before.
+export const segmentUsage = (registry: Registry) => (segmentId: number): string[] => {
+  const projects: string[] = []
+  for (const [id, project] of registry.decidedProjects()) {
+    const uses = [...project.features.values()].some((f) =>
+      [...f.environments.values()].some((env) => env.strategies.some((s) => s.segments.includes(segmentId))),
+    )
+    if (uses) projects.push(id)
+  }
+  return projects
+}
+
+export const strategyTypeInUse = (registry: Registry) => (name: string): boolean => {
+  for (const [, project] of registry.decidedProjects()) {
+    for (const feature of project.features.values()) {
+      for (const env of feature.environments.values()) if (env.strategies.some((s) => s.name === name)) return true
+    }
+  }
+  return false
 }

@@ -1,11 +1,22 @@
 import type { CreateApiToken } from '../schemas/api-tokens.js'
+import type { UpsertContextField } from '../schemas/context-fields.js'
 import type { CreateEnvironment, UpdateEnvironment } from '../schemas/environments.js'
+import type { UpsertSegment } from '../schemas/segments.js'
+import type { UpsertStrategyType } from '../schemas/strategy-types.js'
+import { decideCreateContextField, decideDeleteContextField, decideUpdateContextField } from './context-fields.js'
+import { decideCreateSegment, decideDeleteSegment, decideUpdateSegment, type SegmentWorld } from './segments.js'
+import {
+  decideCreateStrategyType,
+  decideDeleteStrategyType,
+  decideDeprecateStrategyType,
+  decideUpdateStrategyType,
+} from './strategy-types.js'
 import { decideCreateApiToken, decideDeleteApiToken, decideUpdateApiToken, type ApiTokenWorld } from './api-tokens.js'
 import { decideCreateEnvironment, decideToggleEnvironment, decideUpdateEnvironment } from './environments.js'
 import type { Result } from './errors.js'
 import type { CommandMeta, EventDraft } from './events.js'
 import { withEntry, withoutEntry } from './immutable.js'
-import type { ApiToken, Environment, InstanceState } from './instance-state.js'
+import type { ApiToken, ContextField, Environment, InstanceState, Segment, StrategyType } from './instance-state.js'
 
 export type InstanceCommand =
   | { type: 'environment.create'; input: CreateEnvironment; meta: CommandMeta }
@@ -14,6 +25,16 @@ export type InstanceCommand =
   | { type: 'apiToken.create'; input: CreateApiToken; random: string; world: ApiTokenWorld; meta: CommandMeta }
   | { type: 'apiToken.update'; secret: string; expiresAt: string; meta: CommandMeta }
   | { type: 'apiToken.delete'; secret: string; meta: CommandMeta }
+  | { type: 'segment.create'; input: UpsertSegment; world: SegmentWorld; meta: CommandMeta }
+  | { type: 'segment.update'; id: number; input: UpsertSegment; world: SegmentWorld; meta: CommandMeta }
+  | { type: 'segment.delete'; id: number; world: SegmentWorld; meta: CommandMeta }
+  | { type: 'strategyType.create'; input: UpsertStrategyType; meta: CommandMeta }
+  | { type: 'strategyType.update'; name: string; input: UpsertStrategyType; meta: CommandMeta }
+  | { type: 'strategyType.delete'; name: string; inUse: boolean; meta: CommandMeta }
+  | { type: 'strategyType.deprecate'; name: string; deprecated: boolean; meta: CommandMeta }
+  | { type: 'contextField.create'; input: UpsertContextField; meta: CommandMeta }
+  | { type: 'contextField.update'; name: string; input: UpsertContextField; meta: CommandMeta }
+  | { type: 'contextField.delete'; name: string; meta: CommandMeta }
 
 export const decideInstance = (state: InstanceState, command: InstanceCommand): Result<EventDraft[]> => {
   switch (command.type) {
@@ -29,6 +50,26 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand): 
       return decideUpdateApiToken(state, command.secret, command.expiresAt, command.meta)
     case 'apiToken.delete':
       return decideDeleteApiToken(state, command.secret, command.meta)
+    case 'segment.create':
+      return decideCreateSegment(state, command.input, command.world, command.meta)
+    case 'segment.update':
+      return decideUpdateSegment(state, command.id, command.input, command.world, command.meta)
+    case 'segment.delete':
+      return decideDeleteSegment(state, command.id, command.world, command.meta)
+    case 'strategyType.create':
+      return decideCreateStrategyType(state, command.input, command.meta)
+    case 'strategyType.update':
+      return decideUpdateStrategyType(state, command.name, command.input, command.meta)
+    case 'strategyType.delete':
+      return decideDeleteStrategyType(state, command.name, command.inUse, command.meta)
+    case 'strategyType.deprecate':
+      return decideDeprecateStrategyType(state, command.name, command.deprecated, command.meta)
+    case 'contextField.create':
+      return decideCreateContextField(state, command.input, command.meta)
+    case 'contextField.update':
+      return decideUpdateContextField(state, command.name, command.input, command.meta)
+    case 'contextField.delete':
+      return decideDeleteContextField(state, command.name, command.meta)
   }
 }
 
@@ -49,6 +90,23 @@ export const evolveInstance = (state: InstanceState, event: EventDraft): Instanc
       return { ...state, apiTokens: withEntry(state.apiTokens, String(event.hidden?.secret), tokenFrom(event)) }
     case 'api-token-deleted':
       return { ...state, apiTokens: withoutEntry(state.apiTokens, String(event.hidden?.secret)) }
+    case 'segment-created':
+    case 'segment-updated':
+      return { ...state, segments: withEntry(state.segments, event.data.id, event.data as Segment) }
+    case 'segment-deleted':
+      return { ...state, segments: withoutEntry(state.segments, event.preData.id as number) }
+    case 'strategy-created':
+    case 'strategy-updated':
+    case 'strategy-deprecated':
+    case 'strategy-reactivated':
+      return { ...state, strategyTypes: withEntry(state.strategyTypes, event.data.name, event.data as StrategyType) }
+    case 'strategy-deleted':
+      return { ...state, strategyTypes: withoutEntry(state.strategyTypes, event.preData.name as string) }
+    case 'context-field-created':
+    case 'context-field-updated':
+      return { ...state, contextFields: withEntry(state.contextFields, event.data.name, event.data as ContextField) }
+    case 'context-field-deleted':
+      return { ...state, contextFields: withoutEntry(state.contextFields, event.preData.name as string) }
     default:
       return state
   }

@@ -1,6 +1,8 @@
 import type { CreateFeature, JsonPatch, UpdateFeature, UpdateFeatureStrategy } from '../schemas/features.js'
 import type { CreateProject, ProjectEnvironmentInput, UpdateProject } from '../schemas/projects.js'
-import type { CreateFeatureStrategy } from '../schemas/shared.js'
+import type { CreateFeatureStrategy, FeatureVariant } from '../schemas/shared.js'
+import { decideAddDependency, decideRemoveDependency } from './dependencies.js'
+import { decideSetEnvironmentVariants } from './feature-variants.js'
 import type { Result } from './errors.js'
 import type { CommandMeta, EventDraft } from './events.js'
 import {
@@ -12,7 +14,7 @@ import {
   decideUpdateFeature,
 } from './features.js'
 import { updateEntry, withEntry, withoutEntry } from './immutable.js'
-import type { Feature, FeatureEnvironment, ProjectEnvironment, ProjectState, Strategy } from './project-state.js'
+import type { Dependency, Feature, FeatureEnvironment, ProjectEnvironment, ProjectState, Strategy } from './project-state.js'
 import {
   decideAddProjectEnvironment,
   decideCreateProject,
@@ -50,6 +52,9 @@ export type ProjectCommand = WithMeta<
   | { type: 'strategy.update'; feature: string; environment: string; id: string; input: UpdateFeatureStrategy }
   | { type: 'strategy.delete'; feature: string; environment: string; id: string }
   | { type: 'strategy.reorder'; feature: string; environment: string; order: { id: string; sortOrder: number }[] }
+  | { type: 'variants.set'; feature: string; environments: string[]; variants: FeatureVariant[] }
+  | { type: 'dependency.add'; feature: string; dependency: Dependency }
+  | { type: 'dependency.remove'; feature: string; parent?: string }
 >
 
 export type ProjectCommandType = ProjectCommand['type']
@@ -91,6 +96,12 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
       return decideDeleteStrategy(state, command.feature, command.environment, command.id, world, meta)
     case 'strategy.reorder':
       return decideReorderStrategies(state, command.feature, command.environment, command.order, world, meta)
+    case 'variants.set':
+      return decideSetEnvironmentVariants(state, command.feature, command.environments, command.variants, world, meta)
+    case 'dependency.add':
+      return decideAddDependency(state, command.feature, command.dependency, world, meta)
+    case 'dependency.remove':
+      return decideRemoveDependency(state, command.feature, command.parent, world, meta)
   }
 }
 

@@ -10,17 +10,6 @@ import type { ProjectWorld } from './world.js'
 
 export const maxStrategiesPerEnvironment = 30
 
-export const builtInStrategyTypes = [
-  'default',
-  'userWithId',
-  'gradualRolloutUserId',
-  'gradualRolloutSessionId',
-  'gradualRolloutRandom',
-  'remoteAddress',
-  'applicationHostname',
-  'flexibleRollout',
-] as const
-
 const stringifyParameter = (value: unknown): string => (value === null || value === undefined ? '' : String(value))
 
 export interface StrategyTarget {

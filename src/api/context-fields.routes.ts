@@ -1,0 +1,58 @@
+import { notFound } from '../domain/errors.js'
+import type { ContextField } from '../domain/instance-state.js'
+import type { Route } from '../http/types.js'
+import { upsertContextFieldSchema } from '../schemas/context-fields.js'
+import { empty, json, metaOf, type ApiDeps } from './deps.js'
+import { parse } from './parse.js'
+
+export const contextFieldRoutes = (deps: ApiDeps): Route[] => {
+  const fields = () => [...deps.registry.committedInstance.contextFields.values()]
+  const find = (name: string): ContextField => {
+    const field = deps.registry.committedInstance.contextFields.get(name)
+    if (!field) throw notFound(`Could not find context field with name ${name}`)
+    return field
+  }
+  return [
+    {
+      method: 'GET',
+      path: '/api/admin/context',
+      access: 'admin',
+      handler: () => json(fields().sort((a, b) => a.sortOrder - b.sortOrder || a.name.localeCompare(b.name))),
+    },
+    {
+      method: 'POST',
+      path: '/api/admin/context',
+      access: 'admin',
+      permission: 'CREATE_CONTEXT_FIELD',
+      body: true,
+      handler: async (req) => {
+        const input = parse(upsertContextFieldSchema, req.body)
+        await deps.dispatcher.toInstance({ type: 'contextField.create', input, meta: metaOf(deps, req) })
+        return { status: 201, body: find(input.name), headers: { location: `context/${input.name}` } }
+      },
+    },
+    { method: 'GET', path: '/api/admin/context/:name', access: 'admin', handler: (req) => json(find(req.params.name)) },
+    {
+      method: 'PUT',
+      path: '/api/admin/context/:name',
+      access: 'admin',
+      permission: 'UPDATE_CONTEXT_FIELD',
+      body: true,
+      handler: async (req) => {
+        const input = parse(upsertContextFieldSchema, { name: req.params.name, ...(req.body as object) })
+        await deps.dispatcher.toInstance({ type: 'contextField.update', name: req.params.name, input, meta: metaOf(deps, req) })
+        return empty(200)
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/admin/context/:name',
+      access: 'admin',
+      permission: 'DELETE_CONTEXT_FIELD',
+      handler: async (req) => {
+        await deps.dispatcher.toInstance({ type: 'contextField.delete', name: req.params.name, meta: metaOf(deps, req) })
+        return empty(200)
+      },
+    },
+  ]
+}

@@ -1,0 +1,114 @@
+import * as v from 'valibot'
+import { segmentUsage } from '../actors/world.js'
+import { DomainError, notFound } from '../domain/errors.js'
+import type { Segment } from '../domain/instance-state.js'
+import type { Request, Route } from '../http/types.js'
+import { upsertSegmentSchema } from '../schemas/segments.js'
+import { empty, json, metaOf, type ApiDeps } from './deps.js'
+import { parse } from './parse.js'
+
+const idParams = v.object({
+  id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,9}$/, '"id" must be a positive whole number'), v.transform(Number)),
+})
+
+export const segmentRoutes = (deps: ApiDeps): Route[] => {
+  const usage = (segmentId: number) => {
+    const projects = new Set<string>()
+    const features = new Set<string>()
+    for (const [projectId, project] of deps.registry.committedProjects) {
+      for (const feature of project.features.values()) {
+        for (const env of feature.environments.values()) {
+          if (env.strategies.some((s) => s.segments.includes(segmentId))) {
+            projects.add(projectId)
+            features.add(feature.name)
+          }
+        }
+      }
+    }
+    return { usedInProjects: projects.size, usedInFeatures: features.size }
+  }
+  const view = (segment: Segment) => ({ ...segment, ...usage(segment.id) })
+  const find = (req: Request) => {
+    const { id } = parse(idParams, req.params, 'params')
+    const segment = deps.registry.committedInstance.segments.get(id)
+    if (!segment) throw notFound(`Could not find segment with id ${id}`)
+    return segment
+  }
+  const world = () => ({
+    projectExists: (id: string) => deps.registry.project(id)?.getSnapshot().context.state !== undefined,
+    usedInProjects: segmentUsage(deps.registry),
+  })
+
+  return [
+    {
+      method: 'GET',
+      path: '/api/admin/segments',
+      access: 'admin',
+      handler: () => json({ segments: [...deps.registry.committedInstance.segments.values()].map(view) }),
+    },
+    {
+      method: 'POST',
+      path: '/api/admin/segments',
+      access: 'admin',
+      permission: 'CREATE_SEGMENT',
+      body: true,
+      handler: async (req) => {
+        const input = parse(upsertSegmentSchema, req.body)
+        const [event] = await deps.dispatcher.toInstance({ type: 'segment.create', input, world: world(), meta: metaOf(deps, req) })
+        return { status: 201, body: view(deps.registry.committedInstance.segments.get(event.data.id)!), headers: { location: `segments/${event.data.id}` } }
+      },
+    },
+    { method: 'GET', path: '/api/admin/segments/:id', access: 'admin', handler: (req) => json(view(find(req))) },
+    {
+      method: 'PUT',
+      path: '/api/admin/segments/:id',
+      access: 'admin',
+      permission: 'UPDATE_SEGMENT',
+      body: true,
+      handler: async (req) => {
+        const { id } = parse(idParams, req.params, 'params')
+        const input = parse(upsertSegmentSchema, req.body)
+        await deps.dispatcher.toInstance({ type: 'segment.update', id, input, world: world(), meta: metaOf(deps, req) })
+        return empty(204)
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/admin/segments/:id',
+      access: 'admin',
+      permission: 'DELETE_SEGMENT',
+      handler: async (req) => {
+        const { id } = parse(idParams, req.params, 'params')
+        try {
+          await deps.dispatcher.toInstance({ type: 'segment.delete', id, world: world(), meta: metaOf(deps, req) })
+        } catch (error) {
+          // Unleash answers a segment in use with a bare 409.
+          if (error instanceof DomainError && error.kind === 'ConflictError') return empty(409)
+          throw error
+        }
+        return empty(204)
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/admin/segments/:id/strategies',
+      access: 'admin',
+      handler: (req) => {
+        const segment = find(req)
+        const strategies = []
+        for (const [projectId, project] of deps.registry.committedProjects) {
+          for (const feature of project.features.values()) {
+            for (const [environment, env] of feature.environments) {
+              for (const s of env.strategies) {
+                if (s.segments.includes(segment.id)) {
+                  strategies.push({ id: s.id, projectId, featureName: feature.name, strategyName: s.name, environment })
+                }
+              }
+            }
+          }
+        }
+        return json({ strategies, changeRequestStrategies: [] })
+      },
+    },
+  ]
+}

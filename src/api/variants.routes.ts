@@ -1,0 +1,96 @@
+import { badData, notFound } from '../domain/errors.js'
+import { PatchError, applyJsonPatch } from '../domain/json-patch.js'
+import type { Request, Route } from '../http/types.js'
+import { jsonPatchSchema } from '../schemas/features.js'
+import { featureVariantsSchema, variantsBatchSchema } from '../schemas/variants.js'
+import type { FeatureVariant } from '../schemas/shared.js'
+import { json, metaOf, type ApiDeps } from './deps.js'
+import { committedFeature } from './lookups.js'
+import { parse } from './parse.js'
+
+const featurePath = '/api/admin/projects/:projectId/features/:featureName'
+
+export const variantRoutes = (deps: ApiDeps): Route[] => {
+  const current = (req: Request) => {
+    const feature = committedFeature(deps, req.params.projectId, req.params.featureName)
+    const env = feature.environments.get(req.params.environment)
+    if (!env) throw notFound(`Could not find environment ${req.params.environment} for feature: ${feature.name}`)
+    return env.variants
+  }
+  const write = async (req: Request, variants: FeatureVariant[]) => {
+    await deps.dispatcher.toProject(req.params.projectId, {
+      type: 'variants.set',
+      feature: req.params.featureName,
+      environments: [req.params.environment],
+      variants,
+      meta: metaOf(deps, req),
+    })
+    return json({ version: 1, variants: current(req) })
+  }
+  return [
+    {
+      method: 'GET',
+      path: `${featurePath}/environments/:environment/variants`,
+      access: 'admin',
+      handler: (req) => json({ version: 1, variants: current(req) }),
+    },
+    {
+      method: 'PUT',
+      path: `${featurePath}/environments/:environment/variants`,
+      access: 'admin',
+      permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
+      body: true,
+      handler: (req) => write(req, parse(featureVariantsSchema, req.body)),
+    },
+    {
+      method: 'PATCH',
+      path: `${featurePath}/environments/:environment/variants`,
+      access: 'admin',
+      permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
+      body: true,
+      handler: (req) => {
+        const patch = parse(jsonPatchSchema, req.body)
+        let patched: unknown
+        try {
+          patched = applyJsonPatch(current(req), patch)
+        } catch (error) {
+          if (error instanceof PatchError) throw badData(`Could not apply provided patch: ${error.message}`)
+          throw error
+        }
+        return write(req, parse(featureVariantsSchema, patched))
+      },
+    },
+    {
+      method: 'PUT',
+      path: `${featurePath}/variants-batch`,
+      access: 'admin',
+      permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
+      body: true,
+      handler: async (req) => {
+        const input = parse(variantsBatchSchema, req.body)
+        await deps.dispatcher.toProject(req.params.projectId, {
+          type: 'variants.set',
+          feature: req.params.featureName,
+          environments: input.environments,
+          variants: input.variants,
+          meta: metaOf(deps, req),
+        })
+        // Unleash echoes the input with its defaults, not the normalised weights.
+        return json({ version: 1, variants: input.variants })
+      },
+    },
+    {
+      method: 'GET',
+      path: `${featurePath}/variants`,
+      access: 'admin',
+      handler: (req) => {
+        const feature = committedFeature(deps, req.params.projectId, req.params.featureName)
+        const environments = deps.registry.committedInstance.environments
+        const production = [...feature.environments.keys()]
+          .filter((name) => environments.get(name)?.type === 'production')
+          .sort()[0]
+        return json({ version: 1, variants: production ? feature.environments.get(production)!.variants : [] })
+      },
+    },
+  ]
+}

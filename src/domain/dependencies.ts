@@ -1,0 +1,57 @@
+import { fail, invalidOperation, ok, type Result } from './errors.js'
+import { draft, type CommandMeta, type EventDraft } from './events.js'
+import { findActiveFeature } from './features.js'
+import type { Dependency, ProjectState } from './project-state.js'
+import type { ProjectWorld } from './world.js'
+
+const hasChildren = (state: ProjectState, name: string) =>
+  [...state.features.values()].some((f) => !f.archived && f.dependencies.some((d) => d.feature === name))
+
+// Unleash's rules (SEMANTICS 4.2): one parent per child, no chains, same project, parent active.
+export const decideAddDependency = (
+  state: ProjectState,
+  child: string,
+  dependency: Dependency,
+  world: ProjectWorld,
+  meta: CommandMeta,
+): Result<EventDraft[]> => {
+  const found = findActiveFeature(state, child, world)
+  if (!found.ok) return found
+  const parentName = dependency.feature
+  if (parentName === child) return fail(invalidOperation('A feature flag cannot depend on itself.'))
+  if (hasChildren(state, child)) {
+    return fail(invalidOperation('Transitive dependency detected. Cannot add a dependency to the feature that other features depend on.'))
+  }
+  const location = world.featureLocation(parentName)
+  if (!location || location.archived) return fail(invalidOperation(`No active feature ${parentName} exists`))
+  if (location.project !== state.settings.id) return fail(invalidOperation('Parent and child features should be in the same project'))
+  const parent = state.features.get(parentName)!
+  if (parent.dependencies.length > 0) {
+    return fail(invalidOperation('Transitive dependency detected. Cannot add a dependency to the feature that has parent dependency.'))
+  }
+  const stored: Dependency = { feature: parentName, enabled: dependency.enabled, variants: dependency.enabled ? dependency.variants : [] }
+  const current = found.value.dependencies
+  if (current.length === 1 && JSON.stringify(current[0]) === JSON.stringify(stored)) return ok([])
+  return ok([
+    draft(meta, 'feature-dependency-added', {
+      project: state.settings.id,
+      featureName: child,
+      data: { feature: stored.feature, enabled: stored.enabled, ...(stored.variants.length > 0 ? { variants: stored.variants } : {}) },
+    }),
+  ])
+}
+
+export const decideRemoveDependency = (
+  state: ProjectState,
+  child: string,
+  parent: string | undefined,
+  world: ProjectWorld,
+  meta: CommandMeta,
+): Result<EventDraft[]> => {
+  const found = findActiveFeature(state, child, world)
+  if (!found.ok) return found
+  const keys = { project: state.settings.id, featureName: child }
+  if (parent === undefined) return ok(found.value.dependencies.length > 0 ? [draft(meta, 'feature-dependencies-removed', keys)] : [])
+  if (!found.value.dependencies.some((d) => d.feature === parent)) return ok([])
+  return ok([draft(meta, 'feature-dependency-removed', { ...keys, data: { feature: parent } })])
+}

@@ -1,0 +1,76 @@
+import type { Segment } from '../domain/instance-state.js'
+import type { Feature, ProjectState } from '../domain/project-state.js'
+import { orderedStrategies } from '../domain/strategies.js'
+import { Evaluator } from '../eval/evaluator.js'
+import type { EvalFeature } from '../eval/types.js'
+
+export interface EvaluatorsSource {
+  projects(): ReadonlyMap<string, ProjectState>
+  segments(): ReadonlyMap<number, Segment>
+  revision(): number
+}
+
+// Disabled strategies are kept: the playground explains them; evaluate() skips them as SDKs never see them.
+export const evalFeature = (feature: Feature, environment: string): EvalFeature => {
+  const env = feature.environments.get(environment)
+  return {
+    name: feature.name,
+    project: feature.project,
+    enabled: env?.enabled ?? false,
+    strategies: orderedStrategies(env?.strategies ?? []),
+    variants: env?.variants ?? [],
+    dependencies: feature.dependencies.map((d) => (d.enabled ? d : { feature: d.feature, enabled: false })),
+    impressionData: feature.impressionData,
+  }
+}
+
+interface Synced {
+  evaluator: Evaluator
+  revision: number
+  compiled: Map<string, Feature>
+  segments: ReadonlyMap<number, Segment> | undefined
+}
+
+// One evaluator per environment, brought up to date on first use after a change: only flags whose
+// (immutable) state object changed are recompiled.
+export class Evaluators {
+  private readonly byEnvironment = new Map<string, Synced>()
+
+  constructor(private readonly source: EvaluatorsSource) {}
+
+  for(environment: string): Evaluator {
+    let synced = this.byEnvironment.get(environment)
+    if (!synced) {
+      synced = { evaluator: new Evaluator(), revision: -1, compiled: new Map(), segments: undefined }
+      this.byEnvironment.set(environment, synced)
+    }
+    const revision = this.source.revision()
+    if (synced.revision !== revision) this.sync(synced, environment, revision)
+    return synced.evaluator
+  }
+
+  private sync(synced: Synced, environment: string, revision: number): void {
+    const segments = this.source.segments()
+    if (segments !== synced.segments) {
+      synced.evaluator.setSegments([...segments.values()])
+      synced.segments = segments
+    }
+    const seen = new Set<string>()
+    for (const project of this.source.projects().values()) {
+      for (const feature of project.features.values()) {
+        if (feature.archived) continue
+        seen.add(feature.name)
+        if (synced.compiled.get(feature.name) === feature) continue
+        synced.evaluator.upsertFeature(evalFeature(feature, environment))
+        synced.compiled.set(feature.name, feature)
+      }
+    }
+    for (const name of synced.compiled.keys()) {
+      if (!seen.has(name)) {
+        synced.evaluator.removeFeature(name)
+        synced.compiled.delete(name)
+      }
+    }
+    synced.revision = revision
+  }
+}
