@@ -1,6 +1,8 @@
 import type { Dispatcher } from './actors/dispatch.js'
 import type { Registry } from './actors/registry.js'
+import { randomBytes } from 'node:crypto'
 import { randomSecretPart } from './api/api-tokens.routes.js'
+import { hashPassword } from './api/passwords.js'
 import type { Config } from './config.js'
 import type { CommandMeta } from './domain/events.js'
 import type { ApiTokenType } from './domain/instance-state.js'
@@ -16,6 +18,20 @@ const scopeOf = (secret: string, type: ApiTokenType) => {
 
 export interface BootstrapResult {
   createdAdminToken?: string
+  createdAdminPassword?: string
+}
+
+// Unleash's first start creates an admin user; its password comes from the environment or is printed once.
+const createAdminUser = async (config: Config, registry: Registry, dispatcher: Dispatcher): Promise<string | undefined> => {
+  if (registry.decidedInstance().people.users.size > 0) return undefined
+  const password = config.defaultAdminPassword ?? `${randomBytes(12).toString('base64url')}aA1!`
+  await dispatcher.toInstance({
+    type: 'user.create',
+    input: { username: config.defaultAdminUsername, rootRole: 1, name: 'Admin' },
+    passwordHash: await hashPassword(password),
+    meta: systemMeta(),
+  })
+  return config.defaultAdminPassword ? undefined : password
 }
 
 // First start: Unleash's fresh install (two environments, the default project), then the init tokens.
@@ -49,8 +65,9 @@ export const bootstrap = async (config: Config, registry: Registry, dispatcher: 
       meta: systemMeta(),
     })
   }
+  const createdAdminPassword = await createAdminUser(config, registry, dispatcher)
   const hasAdmin = [...registry.decidedInstance().apiTokens.values()].some((t) => t.type === 'admin')
-  if (hasAdmin) return {}
+  if (hasAdmin) return { createdAdminPassword }
   const [event] = await dispatcher.toInstance({
     type: 'apiToken.create',
     input: { tokenName: 'admin', type: 'admin' },
@@ -58,5 +75,5 @@ export const bootstrap = async (config: Config, registry: Registry, dispatcher: 
     world,
     meta: systemMeta(),
   })
-  return { createdAdminToken: String(event.hidden?.secret) }
+  return { createdAdminToken: String(event.hidden?.secret), createdAdminPassword }
 }

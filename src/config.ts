@@ -12,6 +12,8 @@ export interface Config {
   allowFallbackHttp: boolean
   publicUrl: string
   metricsFlushMs: number
+  defaultAdminUsername: string
+  defaultAdminPassword: string | undefined
 }
 
 const splitList = (value: string | undefined): string[] =>
@@ -40,5 +42,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     allowFallbackHttp: env.ALLOW_HTTP_FALLBACK === '1',
     publicUrl: (env.UNLEASH_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
     metricsFlushMs: integer(env.METRICS_FLUSH_MS, 1000, 'METRICS_FLUSH_MS'),
+    defaultAdminUsername: env.UNLEASH_DEFAULT_ADMIN_USERNAME || 'admin',
+    defaultAdminPassword: env.UNLEASH_DEFAULT_ADMIN_PASSWORD || undefined,
   }
 }

@@ -10,6 +10,9 @@ if (server.createdAdminToken) {
   console.log(`Created an admin API token (shown once; keep it): ${server.createdAdminToken}`)
   console.log(`Try: curl -H "Authorization: ${server.createdAdminToken}" http://${config.host}:${server.port}/api/admin/projects`)
 }
+if (server.createdAdminPassword) {
+  console.log(`Created the user "${config.defaultAdminUsername}" with password (shown once): ${server.createdAdminPassword}`)
+}
 console.log(`listening on http://${config.host}:${server.port} (data in ${config.dataDir}, ${server.replayed} events replayed)`)
 
 let stopping = false

@@ -18,6 +18,10 @@ import { playgroundRoutes } from './api/playground.routes.js'
 import { segmentRoutes } from './api/segments.routes.js'
 import { strategyTypeRoutes } from './api/strategy-types.routes.js'
 import { variantRoutes } from './api/variants.routes.js'
+import { accessRoutes } from './api/access.routes.js'
+import { patRoutes } from './api/pats.routes.js'
+import { signupTokenRoutes } from './api/signup-tokens.routes.js'
+import { userRoutes } from './api/users.routes.js'
 import { Evaluators } from './read/evaluators.js'
 import { bootstrap } from './bootstrap.js'
 import type { Config } from './config.js'
@@ -26,12 +30,15 @@ import { startHttpServer } from './http/server.js'
 import { Applications } from './read/applications.js'
 import { ClientFeatures } from './read/client-features.js'
 import { LastSeen } from './read/last-seen.js'
-import { tokenLookup } from './read/tokens.js'
+import { authenticator } from './read/tokens.js'
+import { Sessions } from './read/sessions.js'
+import { UserActivity } from './read/user-activity.js'
 import { EventLog } from './store/log.js'
 
 export interface RunningServer {
   port: number
   createdAdminToken?: string
+  createdAdminPassword?: string
   replayed: number
   close(): Promise<void>
 }
@@ -76,6 +83,7 @@ export const startServer = async (config: Config): Promise<RunningServer> => {
     revision: () => clientRevision,
   }
   const evaluators = new Evaluators(readSource)
+  const sessions = new Sessions(log.side('sessions'))
   const deps: ApiDeps = {
     dispatcher,
     registry,
@@ -83,10 +91,12 @@ export const startServer = async (config: Config): Promise<RunningServer> => {
     clientFeatures: new ClientFeatures(readSource),
     lastSeen: new LastSeen(log.side<string>('last-seen')),
     applications: new Applications(),
+    sessions,
+    activity: new UserActivity(log.side('user-activity')),
     config,
     clock: () => new Date(),
   }
-  const { createdAdminToken } = await bootstrap(config, registry, dispatcher)
+  const { createdAdminToken, createdAdminPassword } = await bootstrap(config, registry, dispatcher)
 
   const routes = [
     ...clientRoutes(deps),
@@ -103,14 +113,19 @@ export const startServer = async (config: Config): Promise<RunningServer> => {
     ...dependencyRoutes(deps),
     ...playgroundRoutes(deps, evaluators),
     ...frontendRoutes(deps, evaluators),
+    ...userRoutes(deps),
+    ...accessRoutes(deps),
+    ...patRoutes(deps),
+    ...signupTokenRoutes(deps),
   ]
   const http = await startHttpServer({
     host: config.host,
     port: config.port,
     routes,
-    lookupToken: tokenLookup({
+    authenticator: authenticator({
       instance: () => registry.committedInstance,
-      projectExists: (id) => registry.committedProjects.has(id),
+      project: (id) => registry.committedProjects.get(id),
+      sessions,
     }),
     maxBodyBytes: config.maxBodyBytes,
     allowFallback: config.allowFallbackHttp,
@@ -121,6 +136,7 @@ export const startServer = async (config: Config): Promise<RunningServer> => {
   return {
     port: http.port,
     createdAdminToken,
+    createdAdminPassword,
     replayed: recovered.replayed,
     close: async () => {
       http.close()

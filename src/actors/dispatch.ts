@@ -1,5 +1,6 @@
 import { DomainError, notFound } from '../domain/errors.js'
 import type { EventDraft, EventRecord } from '../domain/events.js'
+import { withFeatureTags } from '../domain/event-tags.js'
 import type { InstanceCommand } from '../domain/instance.js'
 import type { ProjectCommand } from '../domain/project.js'
 import type { EventLog } from '../store/log.js'
@@ -52,7 +53,7 @@ export class Dispatcher {
     const decided = actor.getSnapshot().context.state
     if (isCreate && events.length > 0) this.registry.adoptProject(projectId, actor)
     const owner = actor
-    return this.commit(events, () => {
+    return this.commit(withFeatureTags(events, decided), () => {
       if (decided) this.registry.committedProjects.set(projectId, decided)
       else {
         this.registry.committedProjects.delete(projectId)

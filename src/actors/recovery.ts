@@ -6,7 +6,7 @@ import type { ProjectState } from '../domain/project-state.js'
 import type { EventLog, SnapshotEntry } from '../store/log.js'
 
 // Bump whenever the shape of a state changes: older snapshots are then ignored and the log replayed.
-export const snapshotFormat = 1
+export const snapshotFormat = 3
 
 export interface Recovered {
   instance: InstanceState

@@ -19,6 +19,7 @@ export const buildWorld = (registry: Registry): ProjectWorld => {
     },
     strategyTypeExists: (name) => instance.strategyTypes.has(name),
     segment: (id) => instance.segments.get(id),
+    people: instance.people,
     legalValuesOf: (name) => {
       const values = instance.contextFields.get(name)?.legalValues ?? []
       return values.length > 0 ? new Set(values.map((v) => v.value)) : undefined

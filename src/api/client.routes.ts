@@ -45,6 +45,15 @@ export const clientQueryFor = (req: Request, principal: Principal): ClientQuery 
 const matchesEtag = (ifNoneMatch: string | undefined, etag: string): boolean =>
   ifNoneMatch !== undefined && ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag)
 
+// A number is milliseconds since 1970; one outside the Date range would make toISOString throw.
+const startedAt = (started: string | number | undefined, now: string): string => {
+  if (started === undefined) return now
+  if (typeof started === 'string') return started
+  const date = new Date(started)
+  if (Number.isNaN(date.getTime())) throw badData('"started" must be a date-time or a number of milliseconds since 1970')
+  return date.toISOString()
+}
+
 // Metrics from a token for all environments land under Unleash's literal "default".
 const metricsEnvironment = (principal: Principal) => (principal.environment === '*' ? 'default' : principal.environment)
 
@@ -88,7 +97,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => [
         sdkVersion: input.sdkVersion ?? null,
         strategies: input.strategies,
         environment: metricsEnvironment(req.principal!),
-        started: typeof input.started === 'number' ? new Date(input.started).toISOString() : input.started ?? now,
+        started: startedAt(input.started, now),
         lastSeen: now,
         remoteAddress: req.remoteAddress,
       })

@@ -7,6 +7,8 @@ import type { ClientFeatures } from '../read/client-features.js'
 import type { LastSeen } from '../read/last-seen.js'
 import type { EventLog } from '../store/log.js'
 import type { Applications } from '../read/applications.js'
+import type { Sessions } from '../read/sessions.js'
+import type { UserActivity } from '../read/user-activity.js'
 
 export interface ApiDeps {
   dispatcher: Dispatcher
@@ -15,6 +17,8 @@ export interface ApiDeps {
   clientFeatures: ClientFeatures
   lastSeen: LastSeen
   applications: Applications
+  sessions: Sessions
+  activity: UserActivity
   config: Config
   clock: () => Date
 }

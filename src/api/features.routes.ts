@@ -42,6 +42,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
   const single = (type: 'feature.revive' | 'feature.delete') => async (req: Request) => {
     const feature = locateFeature(deps, req.params.featureName)
     if (!feature) throw notFound(`Could not find feature flag "${req.params.featureName}"`)
+    req.authorize(type === 'feature.revive' ? 'UPDATE_FEATURE' : 'DELETE_FEATURE', feature.project)
     if (type === 'feature.revive' && !feature.archived) throw badData(`Feature flag "${feature.name}" is not archived`)
     await deps.dispatcher.toProject(feature.project, { type, names: [feature.name], meta: metaOf(deps, req) })
     return empty(200)
@@ -80,6 +81,8 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       body: true,
       handler: async (req) => {
         const input = parse(createFeatureSchema, req.body)
+        // Unleash's wording for a missing project (SEMANTICS 11.1).
+        if (!deps.registry.project(req.params.projectId)) throw notFound(`Active project with id ${req.params.projectId} does not exist`)
         await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.create', input, meta: metaOf(deps, req) })
         return json(view(req.params.projectId, input.name), 201)
       },
@@ -161,8 +164,8 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       handler: (req) => archivedList((f) => f.project === req.params.projectId),
     },
-    { method: 'POST', path: '/api/admin/archive/revive/:featureName', access: 'admin', permission: 'UPDATE_FEATURE', handler: single('feature.revive') },
-    { method: 'DELETE', path: '/api/admin/archive/:featureName', access: 'admin', permission: 'DELETE_FEATURE', handler: single('feature.delete') },
+    { method: 'POST', path: '/api/admin/archive/revive/:featureName', access: 'admin', handler: single('feature.revive') },
+    { method: 'DELETE', path: '/api/admin/archive/:featureName', access: 'admin', handler: single('feature.delete') },
     { method: 'POST', path: '/api/admin/projects/:projectId/archive', access: 'admin', permission: 'DELETE_FEATURE', body: true, handler: bulk('feature.archive', 202) },
     { method: 'POST', path: '/api/admin/projects/:projectId/revive', access: 'admin', permission: 'UPDATE_FEATURE', body: true, handler: bulk('feature.revive', 200) },
     { method: 'POST', path: '/api/admin/projects/:projectId/delete', access: 'admin', permission: 'DELETE_FEATURE', body: true, handler: bulk('feature.delete', 200) },

@@ -3,8 +3,12 @@ import { DomainError } from '../domain/errors.js'
 
 type Where = 'body' | 'query' | 'params'
 
+const maxPathLength = 200
+
 const describe = (issue: v.BaseIssue<unknown>, where: Where): { path: string; message: string } => {
-  const dotted = v.getDotPath(issue)
+  const full = v.getDotPath(issue)
+  // Record keys are client input: a megabyte key must not come back in the error.
+  const dotted = full && full.length > maxPathLength ? `${full.slice(0, maxPathLength)}…` : full
   const path = dotted ? dotted : where
   const received = issue.received === 'undefined' && dotted ? `The \`${dotted}\` property is required. It was not present on the data you sent.` : issue.message
   return { path, message: received }
@@ -12,6 +16,12 @@ const describe = (issue: v.BaseIssue<unknown>, where: Where): { path: string; me
 
 // One 400 for every failed parse, naming the field in the message and in details.
 export const parse = <S extends v.GenericSchema>(schema: S, input: unknown, where: Where = 'body'): v.InferOutput<S> => {
+  // valibot's object() takes any non-null object, arrays included; an array is never a valid object body.
+  if (Array.isArray(input) && schema.type === 'object') {
+    throw new DomainError('BadDataError', `Request validation failed: your request ${where} contains invalid data: Invalid type: Expected Object but received Array`, [
+      { path: where, message: 'Invalid type: Expected Object but received Array' },
+    ])
+  }
   const result = v.safeParse(schema, input, { abortPipeEarly: true })
   if (result.success) return result.output
   if (input === undefined && where === 'body') {

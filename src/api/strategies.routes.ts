@@ -20,10 +20,21 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
     return { feature, env }
   }
 
+  const belongsElsewhere = (projectId: string, strategyId: string): boolean => {
+    for (const feature of deps.registry.committedProjects.get(projectId)?.features.values() ?? []) {
+      for (const env of feature.environments.values()) if (env.strategies.some((s) => s.id === strategyId)) return true
+    }
+    return false
+  }
+
   const strategyOf = (req: Request) => {
     const { feature, env } = environmentOf(req)
     const strategy = env.strategies.find((s) => s.id === req.params.strategyId)
-    if (!strategy) throw notFound(`Could not find strategy with id ${req.params.strategyId}`)
+    if (!strategy) {
+      // Unleash answers 403 when the id belongs to another flag's strategy (SEMANTICS 11.3).
+      if (belongsElsewhere(req.params.projectId, req.params.strategyId)) throw forbidden('You can not change the featureName for an activation strategy.')
+      throw notFound(`Could not find strategy with id ${req.params.strategyId}`)
+    }
     return { feature, strategy }
   }
 

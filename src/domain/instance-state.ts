@@ -1,6 +1,9 @@
+import { emptyPeople, type PeopleState } from './people-state.js'
 import type { UpsertContextField } from '../schemas/context-fields.js'
 import type { Constraint } from '../schemas/shared.js'
 import type { StrategyParameter } from '../schemas/strategy-types.js'
+import { builtInFeatureTypes, type FeatureType } from './feature-types.js'
+import { builtInTagTypes, type TagType } from './tag-types.js'
 
 export interface Environment {
   name: string
@@ -56,6 +59,9 @@ export interface InstanceState {
   segments: ReadonlyMap<number, Segment>
   strategyTypes: ReadonlyMap<string, StrategyType>
   contextFields: ReadonlyMap<string, ContextField>
+  people: PeopleState
+  tagTypes: ReadonlyMap<string, TagType>
+  featureTypes: ReadonlyMap<string, FeatureType>
 }
 
 const builtIn = (name: string, displayName: string, description: string, parameters: StrategyParameter[] = []): StrategyType => ({
@@ -113,4 +119,7 @@ export const emptyInstance = (): InstanceState => ({
   segments: new Map(),
   strategyTypes: new Map(builtInStrategyTypes.map((s) => [s.name, s])),
   contextFields: new Map(builtInContextFields.map((f) => [f.name, f])),
+  people: emptyPeople(),
+  tagTypes: new Map(builtInTagTypes.map((t) => [t.name, t])),
+  featureTypes: new Map(builtInFeatureTypes.map((t) => [t.id, t])),
 })

@@ -14,11 +14,17 @@ import {
 import { decideCreateApiToken, decideDeleteApiToken, decideUpdateApiToken, type ApiTokenWorld } from './api-tokens.js'
 import { decideCreateEnvironment, decideToggleEnvironment, decideUpdateEnvironment } from './environments.js'
 import type { Result } from './errors.js'
+import { decidePeople, evolvePeople, type PeopleCommand } from './people.js'
 import type { CommandMeta, EventDraft } from './events.js'
 import { withEntry, withoutEntry } from './immutable.js'
 import type { ApiToken, ContextField, Environment, InstanceState, Segment, StrategyType } from './instance-state.js'
+import type { TagTypeInput, UpdateTagTypeInput } from '../schemas/tags.js'
+import { decideCreateTagType, decideDeleteTagType, decideUpdateTagType, evolveTagTypes, type TagType } from './tag-types.js'
+import { decideUpdateFeatureTypeLifetime, evolveFeatureTypes } from './feature-types.js'
+import { decideImportPrerequisites, decideRecordExport } from './export-import.js'
 
 export type InstanceCommand =
+  | PeopleCommand
   | { type: 'environment.create'; input: CreateEnvironment; meta: CommandMeta }
   | { type: 'environment.update'; name: string; input: UpdateEnvironment; meta: CommandMeta }
   | { type: 'environment.toggle'; name: string; enabled: boolean; meta: CommandMeta }
@@ -35,6 +41,12 @@ export type InstanceCommand =
   | { type: 'contextField.create'; input: UpsertContextField; meta: CommandMeta }
   | { type: 'contextField.update'; name: string; input: UpsertContextField; meta: CommandMeta }
   | { type: 'contextField.delete'; name: string; meta: CommandMeta }
+  | { type: 'tagType.create'; input: TagTypeInput; meta: CommandMeta }
+  | { type: 'tagType.update'; name: string; input: UpdateTagTypeInput; meta: CommandMeta }
+  | { type: 'tagType.delete'; name: string; inUse: boolean; meta: CommandMeta }
+  | { type: 'featureType.setLifetime'; id: string; lifetimeDays: number | null; meta: CommandMeta }
+  | { type: 'features.recordExport'; data: unknown; meta: CommandMeta }
+  | { type: 'import.prepare'; tagTypes: TagType[]; contextFields: UpsertContextField[]; meta: CommandMeta }
 
 export const decideInstance = (state: InstanceState, command: InstanceCommand): Result<EventDraft[]> => {
   switch (command.type) {
@@ -70,6 +82,20 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand): 
       return decideUpdateContextField(state, command.name, command.input, command.meta)
     case 'contextField.delete':
       return decideDeleteContextField(state, command.name, command.meta)
+    case 'tagType.create':
+      return decideCreateTagType(state, command.input, command.meta)
+    case 'tagType.update':
+      return decideUpdateTagType(state, command.name, command.input, command.meta)
+    case 'tagType.delete':
+      return decideDeleteTagType(state, command.name, command.inUse, command.meta)
+    case 'featureType.setLifetime':
+      return decideUpdateFeatureTypeLifetime(state, command.id, command.lifetimeDays, command.meta)
+    case 'features.recordExport':
+      return decideRecordExport(command.data, command.meta)
+    case 'import.prepare':
+      return decideImportPrerequisites(state, command.tagTypes, command.contextFields, command.meta)
+    default:
+      return decidePeople(state.people, command)
   }
 }
 
@@ -107,12 +133,21 @@ export const evolveInstance = (state: InstanceState, event: EventDraft): Instanc
       return { ...state, contextFields: withEntry(state.contextFields, event.data.name, event.data as ContextField) }
     case 'context-field-deleted':
       return { ...state, contextFields: withoutEntry(state.contextFields, event.preData.name as string) }
+    case 'tag-type-created':
+    case 'tag-type-updated':
+    case 'tag-type-deleted':
+      return evolveTagTypes(state, event)
+    case 'feature-type-updated':
+      return evolveFeatureTypes(state, event)
     default:
-      return state
+      return isPeopleEvent(event.type) ? { ...state, people: evolvePeople(state.people, event) } : state
   }
 }
 
+const peoplePrefixes = ['user-', 'service-account-', 'role-', 'group-', 'pat-', 'public-signup-token-']
+const isPeopleEvent = (type: string) => peoplePrefixes.some((prefix) => type.startsWith(prefix))
+
 // Which actor owns an event when the log is replayed: instance-wide areas, else the event's project.
-const instancePrefixes = ['environment-', 'api-token-', 'segment-', 'strategy-created', 'strategy-updated', 'strategy-deleted', 'strategy-deprecated', 'strategy-reactivated', 'context-field-', 'user-', 'role-', 'group-', 'pat-', 'public-signup-token-', 'tag-type-', 'service-account-']
+const instancePrefixes = ['environment-', 'api-token-', 'segment-', 'strategy-created', 'strategy-updated', 'strategy-deleted', 'strategy-deprecated', 'strategy-reactivated', 'context-field-', 'user-', 'role-', 'group-', 'pat-', 'public-signup-token-', 'tag-type-', 'service-account-', 'feature-type-updated']
 
 export const isInstanceEvent = (type: string): boolean => instancePrefixes.some((prefix) => type.startsWith(prefix))

@@ -49,6 +49,9 @@ export interface Dependency {
 export interface LifecycleStage {
   stage: 'initial' | 'pre-live' | 'live' | 'completed' | 'archived'
   enteredStageAt: string
+  // Only on `completed` (SEMANTICS 11.6).
+  status?: 'kept' | 'discarded'
+  statusValue?: string
 }
 
 export interface Feature {
@@ -65,10 +68,23 @@ export interface Feature {
   dependencies: Dependency[]
   tags: Tag[]
   lifecycle: LifecycleStage[]
+  // Set by the potentially-stale job (feature-potentially-stale-on); absent means false.
+  potentiallyStale?: boolean
+  // Keys of the users (or admin tokens) who favorited the flag; absent means none.
+  favoritedBy?: readonly string[]
+}
+
+// Project roles by user id and by group id.
+export interface ProjectAccess {
+  users: ReadonlyMap<number, number[]>
+  groups: ReadonlyMap<number, number[]>
 }
 
 export interface ProjectState {
+  access: ProjectAccess
   settings: ProjectSettings
   environments: ReadonlyMap<string, ProjectEnvironment>
   features: ReadonlyMap<string, Feature>
+  // Keys of the users (or admin tokens) who favorited the project; absent means none.
+  favoritedBy?: readonly string[]
 }

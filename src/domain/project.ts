@@ -2,6 +2,7 @@ import type { CreateFeature, JsonPatch, UpdateFeature, UpdateFeatureStrategy } f
 import type { CreateProject, ProjectEnvironmentInput, UpdateProject } from '../schemas/projects.js'
 import type { CreateFeatureStrategy, FeatureVariant } from '../schemas/shared.js'
 import { decideAddDependency, decideRemoveDependency } from './dependencies.js'
+import { decideAccess, emptyAccess, evolveAccess, type AccessCommand } from './project-access.js'
 import { decideSetEnvironmentVariants } from './feature-variants.js'
 import type { Result } from './errors.js'
 import type { CommandMeta, EventDraft } from './events.js'
@@ -31,6 +32,7 @@ import {
   decideUpdateStrategy,
 } from './strategies.js'
 import type { ProjectWorld } from './world.js'
+import { decideCuration, evolveCuration, type CurationCommand } from './project-curation.js'
 
 type WithMeta<C> = C & { meta: CommandMeta; world: ProjectWorld }
 
@@ -55,6 +57,8 @@ export type ProjectCommand = WithMeta<
   | { type: 'variants.set'; feature: string; environments: string[]; variants: FeatureVariant[] }
   | { type: 'dependency.add'; feature: string; dependency: Dependency }
   | { type: 'dependency.remove'; feature: string; parent?: string }
+  | AccessCommand
+  | CurationCommand
 >
 
 export type ProjectCommandType = ProjectCommand['type']
@@ -102,6 +106,14 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
       return decideAddDependency(state, command.feature, command.dependency, world, meta)
     case 'dependency.remove':
       return decideRemoveDependency(state, command.feature, command.parent, world, meta)
+    case 'access.add':
+    case 'access.setUserRoles':
+    case 'access.setGroupRoles':
+    case 'access.removeUser':
+    case 'access.removeGroup':
+      return decideAccess(state, command, world.people, meta)
+    default:
+      return decideCuration(state, command, world, meta, evolveProject)
   }
 }
 
@@ -132,8 +144,10 @@ const projectEnvironmentFrom = (data: Partial<ProjectEnvironment> & { environmen
 // Applying an event never fails: decide has already checked everything.
 export const evolveProject = (state: ProjectState | undefined, event: EventDraft): ProjectState | undefined => {
   if (event.type === 'project-created') {
-    const { environments, ...settings } = event.data
+    const { environments, owner, ...settings } = event.data
+    const access = emptyAccess()
     return {
+      access: typeof owner === 'number' ? evolveAccess(access, { ...event, type: 'project-access-added', data: { roles: [{ roleId: 4, userIds: [owner], groupIds: [] }] } }) : access,
       settings,
       environments: new Map((environments as string[]).map((environment) => [environment, projectEnvironmentFrom({ environment })])),
       features: new Map(),
@@ -143,6 +157,12 @@ export const evolveProject = (state: ProjectState | undefined, event: EventDraft
   switch (event.type) {
     case 'project-updated':
       return { ...state, settings: event.data }
+    case 'project-access-added':
+    case 'project-access-user-roles-updated':
+    case 'project-access-group-roles-updated':
+    case 'project-access-user-roles-deleted':
+    case 'project-access-group-roles-deleted':
+      return { ...state, access: evolveAccess(state.access, event) }
     case 'project-deleted':
       return undefined
     case 'project-environment-added': {
@@ -236,6 +256,16 @@ export const evolveProject = (state: ProjectState | undefined, event: EventDraft
       return updateFeature(state, event.featureName, (f) => ({ ...f, dependencies: f.dependencies.filter((d) => d.feature !== event.data.feature) }))
     case 'feature-dependencies-removed':
       return updateFeature(state, event.featureName, (f) => ({ ...f, dependencies: [] }))
+    case 'feature-tagged':
+    case 'feature-untagged':
+    case 'feature-favorited':
+    case 'feature-unfavorited':
+    case 'project-favorited':
+    case 'project-unfavorited':
+    case 'feature-completed':
+    case 'feature-uncompleted':
+    case 'feature-potentially-stale-on':
+      return evolveCuration(state, event)
     default:
       return state
   }

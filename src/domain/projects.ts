@@ -94,7 +94,9 @@ export const decideCreateProject = (
     createdAt: meta.now,
     updatedAt: meta.now,
   }
-  return ok([draft(meta, 'project-created', { project: id, data: { ...settings, environments } })])
+  // Unleash makes the creating user the project's Owner.
+  const owner = meta.actor.userId !== null && meta.actor.userId > 0 ? meta.actor.userId : null
+  return ok([draft(meta, 'project-created', { project: id, data: { ...settings, environments, owner } })])
 }
 
 export const decideUpdateProject = (state: ProjectState, input: UpdateProject, meta: CommandMeta): Result<EventDraft[]> => {

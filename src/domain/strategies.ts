@@ -1,4 +1,4 @@
-import type { CreateFeatureStrategy } from '../schemas/shared.js'
+import type { Constraint, CreateFeatureStrategy } from '../schemas/shared.js'
 import type { UpdateFeatureStrategy } from '../schemas/features.js'
 import { validateConstraint } from './constraints.js'
 import { DomainError, badData, fail, forbidden, notFound, ok, type Result } from './errors.js'
@@ -9,6 +9,22 @@ import { normaliseVariants } from './variants.js'
 import type { ProjectWorld } from './world.js'
 
 export const maxStrategiesPerEnvironment = 30
+export const maxConstraintsPerStrategy = 30
+export const maxValuesPerConstraint = 250
+
+const exceedsLimit = (resource: string, limit: number) =>
+  new DomainError('ExceedsLimitError', `Failed to create ${resource}. You can't create more than the established limit of ${limit}.`)
+
+// Unleash (SEMANTICS 2.4): checked only when the strategy grows, so one saved under other limits stays editable.
+const checkConstraintLimits = (updated: Constraint[], existing: readonly Constraint[]): DomainError | undefined => {
+  if (updated.length > maxConstraintsPerStrategy && updated.length > existing.length) return exceedsLimit('constraints', maxConstraintsPerStrategy)
+  const isSameLength = updated.length === existing.length
+  const over = updated.find((constraint, i) => {
+    const count = constraint.values?.length ?? 0
+    return count > maxValuesPerConstraint && !(isSameLength && (existing[i]?.values?.length ?? 0) >= count)
+  })
+  return over ? exceedsLimit(`constraint values for ${over.contextName}`, maxValuesPerConstraint) : undefined
+}
 
 const stringifyParameter = (value: unknown): string => (value === null || value === undefined ? '' : String(value))
 
@@ -36,9 +52,12 @@ export const prepareStrategy = (
   id: string,
   sortOrder: number,
   world: ProjectWorld,
+  existingConstraints: readonly Constraint[] = [],
 ): Result<Strategy> => {
   if (!world.strategyTypeExists(input.name)) return fail(badData(`Could not find strategy type with name ${input.name}`))
   const constraints = input.constraints ?? []
+  const limitError = checkConstraintLimits(constraints, existingConstraints)
+  if (limitError) return fail(limitError)
   for (const constraint of constraints) {
     const error = validateConstraint(constraint, world)
     if (error) return fail(error)
@@ -142,7 +161,7 @@ export const decideUpdateStrategy = (
     parameters: input.parameters ?? current.value.parameters,
     segments: input.segments ?? current.value.segments,
   }
-  const prepared = prepareStrategy(state, featureName, merged, strategyId, input.sortOrder ?? current.value.sortOrder, world)
+  const prepared = prepareStrategy(state, featureName, merged, strategyId, input.sortOrder ?? current.value.sortOrder, world, current.value.constraints)
   if (!prepared.ok) return prepared
   if (JSON.stringify(prepared.value) === JSON.stringify(current.value)) return ok([])
   const remaining = target.value.featureEnvironment.strategies.map((s) => (s.id === strategyId ? prepared.value : s))

@@ -1,4 +1,5 @@
 import type { Environment } from './instance-state.js'
+import type { PeopleState } from './people-state.js'
 
 // What a project's decisions may know of the rest of the instance; dispatch builds it synchronously
 // right before the command, so nothing can change between the look and the decision.
@@ -10,4 +11,5 @@ export interface ProjectWorld {
   strategyTypeExists: (name: string) => boolean
   segment: (id: number) => { id: number; name: string; project: string | null } | undefined
   legalValuesOf: (contextName: string) => ReadonlySet<string> | undefined
+  people: PeopleState
 }

@@ -1,15 +1,15 @@
 import uWS from 'uWebSockets.js'
 import { DomainError, badData } from '../domain/errors.js'
-import { authenticate } from './auth.js'
+import { authenticate, authorize } from './auth.js'
 import { errorReply, statusLine, unexpectedErrorReply } from './errors.js'
 import { Router } from './router.js'
-import type { Method, Reply, Request, Route, TokenLookup } from './types.js'
+import type { Authenticator, Method, Reply, Request, Route } from './types.js'
 
 export interface HttpOptions {
   host: string
   port: number
   routes: Route[]
-  lookupToken: TokenLookup
+  authenticator: Authenticator
   maxBodyBytes: number
   allowFallback: boolean
   log?: (message: string, error?: unknown) => void
@@ -174,8 +174,20 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       const cors = route.cors
         ? { 'access-control-allow-origin': origin ?? '*', 'access-control-expose-headers': 'ETag', vary: 'Origin' }
         : undefined
-      const principal = authenticate(route.access, headers.authorization, options.lookupToken)
-      const request: Request = { method, path, params: match.params, query, headers, body: undefined, remoteAddress, principal }
+      const principal = authenticate(route.access, headers, options.authenticator)
+      // Unleash checks permissions before it looks at the body.
+      if (route.permission) authorize(principal, route.permission, match.params.projectId, match.params.environment)
+      const request: Request = {
+        method,
+        path,
+        params: match.params,
+        query,
+        headers,
+        body: undefined,
+        remoteAddress,
+        principal,
+        authorize: (permission, project, environment) => authorize(principal, permission, project, environment),
+      }
       if (!route.body) {
         // Most reads answer synchronously, inside this uWS callback, with no promise in between.
         const reply = route.handler(request)

@@ -2,12 +2,13 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
 // Who is calling: resolved from the Authorization header by auth.ts.
 export interface Principal {
-  kind: 'admin' | 'client' | 'frontend'
+  kind: 'admin' | 'client' | 'frontend' | 'user'
   name: string
   userId: number | null
   projects: string[]
   environment: string
-  secret: string
+  // Unleash's permission names; admin tokens hold them all.
+  can: (permission: string, project?: string, environment?: string) => boolean
 }
 
 export interface Request {
@@ -19,6 +20,8 @@ export interface Request {
   body: unknown
   remoteAddress: string
   principal: Principal | undefined
+  // For checks a route cannot declare (the flag's project known only to the handler): throws 403.
+  authorize: (permission: string | string[], project?: string, environment?: string) => void
 }
 
 export interface Reply {
@@ -36,12 +39,15 @@ export interface Route {
   method: Method
   path: string
   access: Access
-  // Unleash's permission name; admin tokens hold them all.
-  permission?: string
+  // Unleash's permission name (or any one of several), checked in the route's :projectId and :environment.
+  permission?: string | string[]
   // Routes that take a JSON body need Content-Type: application/json.
   body?: boolean
   cors?: boolean
   handler: Handler
 }
 
-export type TokenLookup = (secret: string) => Principal | undefined
+export interface Authenticator {
+  byToken(secret: string): Principal | undefined
+  bySession(sessionId: string): Principal | undefined
+}

@@ -1,9 +1,14 @@
 import type { ApiToken, InstanceState } from '../domain/instance-state.js'
-import type { Principal } from '../http/types.js'
+import type { Pat, User } from '../domain/people-state.js'
+import type { ProjectState } from '../domain/project-state.js'
+import type { Authenticator, Principal } from '../http/types.js'
+import { userCan } from './permissions.js'
+import { hashPatSecret, type Sessions } from './sessions.js'
 
-export interface TokenSource {
+export interface AuthSource {
   instance(): InstanceState
-  projectExists(id: string): boolean
+  project(id: string): ProjectState | undefined
+  sessions: Sessions
 }
 
 interface Entry {
@@ -12,11 +17,38 @@ interface Entry {
 }
 
 const kindOf = (type: ApiToken['type']): Principal['kind'] => (type === 'backend' ? 'client' : type)
+const everything = () => true
+const nothing = () => false
 
-// Looks secrets up in the committed token set: a deleted or expired token fails on the very next request.
-export const tokenLookup = (source: TokenSource) => {
+// Every lookup reads committed state: a deleted or expired credential fails on the very next request.
+export const authenticator = (source: AuthSource): Authenticator => {
   const entries = new WeakMap<ApiToken, Entry>()
-  return (secret: string): Principal | undefined => {
+  const permissionSource = { people: () => source.instance().people, project: source.project }
+
+  const userPrincipal = (user: User): Principal => ({
+    kind: 'user',
+    name: user.email ?? user.username ?? `user-${user.id}`,
+    userId: user.id,
+    projects: ['*'],
+    environment: '*',
+    can: userCan(permissionSource, user.id),
+  })
+
+  const activeUser = (id: number): User | undefined => {
+    const user = source.instance().people.users.get(id)
+    return user && !user.deleted ? user : undefined
+  }
+
+  const byPat = (secret: string): Principal | undefined => {
+    const hash = hashPatSecret(secret)
+    let pat: Pat | undefined
+    for (const candidate of source.instance().people.pats.values()) if (candidate.secretHash === hash) pat = candidate
+    if (!pat || Date.parse(pat.expiresAt) <= Date.now()) return undefined
+    const user = activeUser(pat.userId)
+    return user && userPrincipal(user)
+  }
+
+  const byApiToken = (secret: string): Principal | undefined => {
     const token = source.instance().apiTokens.get(secret)
     if (!token) return undefined
     let entry = entries.get(token)
@@ -28,7 +60,7 @@ export const tokenLookup = (source: TokenSource) => {
           userId: null,
           projects: token.projects,
           environment: token.environment,
-          secret: token.secret,
+          can: token.type === 'admin' ? everything : nothing,
         },
         expiresAtMs: token.expiresAt ? Date.parse(token.expiresAt) : Number.POSITIVE_INFINITY,
       }
@@ -36,7 +68,16 @@ export const tokenLookup = (source: TokenSource) => {
     }
     if (Date.now() >= entry.expiresAtMs) return undefined
     const projects = entry.principal.projects
-    if (!projects.includes('*') && !projects.some((p) => source.projectExists(p))) return undefined
+    if (!projects.includes('*') && !projects.some((p) => source.project(p) !== undefined)) return undefined
     return entry.principal
+  }
+
+  return {
+    byToken: (secret) => (secret.startsWith('user:') ? byPat(secret) : byApiToken(secret)),
+    bySession: (sessionId) => {
+      const userId = source.sessions.userOf(sessionId)
+      const user = userId === undefined ? undefined : activeUser(userId)
+      return user && userPrincipal(user)
+    },
   }
 }

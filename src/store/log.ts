@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { Packr } from 'msgpackr'
 
@@ -18,6 +19,13 @@ export interface SnapshotEntry {
 }
 
 const snapshotCodec = new Packr({ structuredClone: true, moreTypes: true })
+
+// LMDB refuses keys over 1978 bytes, and a refused put fails the whole commit. Index keys carry
+// caller data (an API token event's project is its projects joined), so long ones are stored hashed;
+// so are keys with a NUL, which the compound-key encoding uses as a separator.
+const maxIndexKeyBytes = 1000
+const storedIndexKey = (key: string): string =>
+  Buffer.byteLength(key) <= maxIndexKeyBytes && !key.includes('\u0000') ? key : `sha256:${createHash('sha256').update(key).digest('hex')}`
 const manifestKey = '\u0000manifest'
 
 export class EventLog {
@@ -51,7 +59,7 @@ export class EventLog {
     const committed = this.root.transaction(() => {
       for (const record of records) {
         this.log.put(record.id, record)
-        for (const key of indexKeysOf(record)) this.index.put([key, record.id], null)
+        for (const key of indexKeysOf(record)) this.index.put([storedIndexKey(key), record.id], null)
       }
     })
     return { records, committed: committed.then(() => undefined) }
@@ -73,14 +81,16 @@ export class EventLog {
     return this.log.getCount()
   }
 
-  idsFor(indexKey: string, options: { reverse?: boolean; limit?: number } = {}): number[] {
+  idsFor(key: string, options: { reverse?: boolean; limit?: number } = {}): number[] {
+    const indexKey = storedIndexKey(key)
     const range = options.reverse
       ? { start: [indexKey, Number.MAX_SAFE_INTEGER] as [string, number], end: [indexKey, 0] as [string, number], reverse: true }
       : { start: [indexKey, 0] as [string, number], end: [indexKey, Number.MAX_SAFE_INTEGER] as [string, number] }
     return Array.from(this.index.getKeys({ ...range, limit: options.limit }), (key) => key[1])
   }
 
-  countFor(indexKey: string): number {
+  countFor(key: string): number {
+    const indexKey = storedIndexKey(key)
     return this.index.getKeysCount({ start: [indexKey, 0], end: [indexKey, Number.MAX_SAFE_INTEGER] })
   }
 

@@ -1,0 +1,177 @@
+import * as v from 'valibot'
+import { DomainError, badData, notFound } from '../domain/errors.js'
+import { sessionCookie, cookieValue } from '../http/auth.js'
+import type { Request, Route } from '../http/types.js'
+import { permissionList } from '../read/permissions.js'
+import { rootRoles, userView } from '../read/people-views.js'
+import { createUserSchema, loginSchema, passwordSchema, updateUserSchema } from '../schemas/people.js'
+import { empty, json, metaOf, type ApiDeps } from './deps.js'
+import { checkPasswordStrength, hashPassword, verifyPassword } from './passwords.js'
+import { callerUserId, numericId, peopleContext } from './people-context.js'
+import { parse } from './parse.js'
+
+const searchQuery = v.object({ q: v.pipe(v.string('"q" is required'), v.minLength(2, '"q" must be at least 2 characters long'), v.maxLength(255)) })
+
+export const userRoutes = (deps: ApiDeps): Route[] => {
+  const people = () => deps.registry.committedInstance.people
+  const findUser = (id: number) => {
+    const user = people().users.get(id)
+    if (!user || user.deleted || user.accountType !== 'User') throw notFound(`Could not find user with id ${id}`)
+    return user
+  }
+  const view = (id: number) => userView(findUser(id), peopleContext(deps))
+  const activeUsers = () => [...people().users.values()].filter((u) => !u.deleted && u.accountType === 'User')
+
+  const setPassword = async (req: Request, userId: number, password: string) => {
+    checkPasswordStrength(password)
+    await deps.dispatcher.toInstance({ type: 'user.setPassword', id: userId, passwordHash: await hashPassword(password), meta: metaOf(deps, req) })
+  }
+
+  const currentUser = (req: Request) => {
+    const principal = req.principal!
+    if (principal.kind !== 'user' || principal.userId === null) {
+      return { user: { id: null, username: principal.name, isAPI: true, rootRole: 1, permissions: [] }, permissions: [{ permission: 'ADMIN' }], feedback: [], splash: {} }
+    }
+    const permissions = permissionList(
+      { people, project: (id) => deps.registry.committedProjects.get(id) },
+      principal.userId,
+      [...deps.registry.committedProjects.keys()],
+    )
+    return { user: view(principal.userId), permissions, feedback: [], splash: {} }
+  }
+
+  return [
+    {
+      method: 'GET',
+      path: '/api/admin/user-admin',
+      access: 'admin',
+      permission: 'ADMIN',
+      handler: () => json({ users: activeUsers().map((u) => userView(u, peopleContext(deps))), rootRoles: rootRoles(people()) }),
+    },
+    {
+      method: 'GET',
+      path: '/api/admin/user-admin/search',
+      access: 'admin',
+      handler: (req) => {
+        const { q } = parse(searchQuery, { q: req.query.get('q') ?? undefined }, 'query')
+        const needle = q.toLowerCase()
+        const matches = activeUsers().filter(
+          (u) =>
+            (u.name ?? '').toLowerCase().includes(needle) ||
+            (u.username ?? '').toLowerCase().includes(needle) ||
+            (u.email ?? '').toLowerCase().includes(needle),
+        )
+        return json({ users: matches.slice(0, 100).map((u) => userView(u, peopleContext(deps))), rootRoles: rootRoles(people()) })
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/admin/user-admin/validate-password',
+      access: 'admin',
+      body: true,
+      handler: (req) => {
+        checkPasswordStrength(parse(passwordSchema, req.body).password)
+        return empty(200)
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/admin/user-admin',
+      access: 'admin',
+      permission: 'ADMIN',
+      body: true,
+      handler: async (req) => {
+        const input = parse(createUserSchema, req.body)
+        if (input.password !== undefined) checkPasswordStrength(input.password)
+        const passwordHash = input.password === undefined ? null : await hashPassword(input.password)
+        const [event] = await deps.dispatcher.toInstance({ type: 'user.create', input: { ...input, password: undefined }, passwordHash, meta: metaOf(deps, req) })
+        return json({ ...view(event.data.id), inviteLink: `${deps.config.publicUrl}/login`, emailSent: false }, 201)
+      },
+    },
+    { method: 'GET', path: '/api/admin/user-admin/:id', access: 'admin', permission: 'ADMIN', handler: (req) => json(view(numericId(req.params.id, 'id'))) },
+    {
+      method: 'PUT',
+      path: '/api/admin/user-admin/:id',
+      access: 'admin',
+      permission: 'ADMIN',
+      body: true,
+      handler: async (req) => {
+        const id = numericId(req.params.id, 'id')
+        const input = parse(updateUserSchema, req.body)
+        await deps.dispatcher.toInstance({ type: 'user.update', id, input, meta: metaOf(deps, req) })
+        return json(view(id))
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/admin/user-admin/:id',
+      access: 'admin',
+      permission: 'ADMIN',
+      handler: async (req) => {
+        const id = numericId(req.params.id, 'id')
+        await deps.dispatcher.toInstance({ type: 'user.delete', id, meta: metaOf(deps, req) })
+        await deps.sessions.destroyAllOf(id)
+        return empty(200)
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/admin/user-admin/:id/change-password',
+      access: 'admin',
+      permission: 'ADMIN',
+      body: true,
+      handler: async (req) => {
+        const id = numericId(req.params.id, 'id')
+        findUser(id)
+        await setPassword(req, id, parse(passwordSchema, req.body).password)
+        return empty(200)
+      },
+    },
+    { method: 'GET', path: '/api/admin/user', access: 'admin', handler: (req) => json(currentUser(req)) },
+    {
+      method: 'POST',
+      path: '/api/admin/user/change-password',
+      access: 'admin',
+      body: true,
+      handler: async (req) => {
+        const input = parse(passwordSchema, req.body)
+        if (input.confirmPassword !== undefined && input.confirmPassword !== input.password) throw badData('"confirmPassword" does not match "password"')
+        await setPassword(req, callerUserId(req), input.password)
+        return empty(200)
+      },
+    },
+    {
+      method: 'POST',
+      path: '/auth/simple/login',
+      access: 'public',
+      body: true,
+      handler: async (req) => {
+        const { username, password } = parse(loginSchema, req.body)
+        const needle = username.toLowerCase()
+        const user = activeUsers().find((u) => u.username?.toLowerCase() === needle || u.email?.toLowerCase() === needle)
+        const valid = await verifyPassword(password, user?.passwordHash ?? null)
+        if (!user || !valid) {
+          if (user) await deps.activity.failedLogin(user.id)
+          throw new DomainError('PasswordMismatch', 'Wrong password, try again.')
+        }
+        await deps.activity.loggedIn(user.id, deps.clock().toISOString())
+        const sessionId = await deps.sessions.create(user.id)
+        return {
+          status: 200,
+          body: userView(user, peopleContext(deps)),
+          headers: { 'set-cookie': `${sessionCookie}=${sessionId}; Path=/; HttpOnly; SameSite=Lax; Max-Age=172800` },
+        }
+      },
+    },
+    {
+      method: 'POST',
+      path: '/logout',
+      access: 'public',
+      handler: async (req) => {
+        const sessionId = cookieValue(req.headers.cookie, sessionCookie)
+        if (sessionId) await deps.sessions.destroy(sessionId)
+        return { status: 200, headers: { 'set-cookie': `${sessionCookie}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0` } }
+      },
+    },
+  ]
+}

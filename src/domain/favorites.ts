@@ -1,0 +1,55 @@
+import { ok, type Result } from './errors.js'
+import { draft, type CommandMeta, type EventDraft } from './events.js'
+import { findFeature } from './features.js'
+import { updateEntry } from './immutable.js'
+import type { ProjectState } from './project-state.js'
+import type { ProjectWorld } from './world.js'
+
+// Favorites belong to a caller: a user id, or an admin token's name (those have no user). The key
+// travels in the event so that a replay rebuilds the same sets.
+export const decideFavoriteFeature = (
+  state: ProjectState,
+  featureName: string,
+  userKey: string,
+  favorite: boolean,
+  world: ProjectWorld,
+  meta: CommandMeta,
+): Result<EventDraft[]> => {
+  const found = findFeature(state, featureName, world)
+  if (!found.ok) return found
+  const isFavorite = (found.value.favoritedBy ?? []).includes(userKey)
+  if (isFavorite === favorite) return ok([])
+  const type = favorite ? 'feature-favorited' : 'feature-unfavorited'
+  return ok([draft(meta, type, { project: state.settings.id, featureName, data: { feature: featureName, userKey } })])
+}
+
+export const decideFavoriteProject = (state: ProjectState, userKey: string, favorite: boolean, meta: CommandMeta): Result<EventDraft[]> => {
+  const isFavorite = (state.favoritedBy ?? []).includes(userKey)
+  if (isFavorite === favorite) return ok([])
+  const type = favorite ? 'project-favorited' : 'project-unfavorited'
+  return ok([draft(meta, type, { project: state.settings.id, data: { project: state.settings.id, userKey } })])
+}
+
+const toggled = (keys: readonly string[] | undefined, key: string, on: boolean): string[] => {
+  const rest = (keys ?? []).filter((k) => k !== key)
+  return on ? [...rest, key] : rest
+}
+
+export const evolveFavorites = (state: ProjectState, event: EventDraft): ProjectState => {
+  const key = String(event.data?.userKey)
+  switch (event.type) {
+    case 'feature-favorited':
+    case 'feature-unfavorited': {
+      const on = event.type === 'feature-favorited'
+      return { ...state, features: updateEntry(state.features, String(event.featureName), (f) => ({ ...f, favoritedBy: toggled(f.favoritedBy, key, on) })) }
+    }
+    case 'project-favorited':
+    case 'project-unfavorited':
+      return { ...state, favoritedBy: toggled(state.favoritedBy, key, event.type === 'project-favorited') }
+    default:
+      return state
+  }
+}
+
+export const isFavoriteOf = (favoritedBy: readonly string[] | undefined, userKey: string | undefined): boolean =>
+  userKey !== undefined && (favoritedBy ?? []).includes(userKey)

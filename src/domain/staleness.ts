@@ -1,0 +1,44 @@
+import { ok, type Result } from './errors.js'
+import { draft, type CommandMeta, type EventDraft } from './events.js'
+import { findFeature } from './features.js'
+import type { Lifetimes } from './feature-types.js'
+import { updateEntry } from './immutable.js'
+import type { Feature, ProjectState } from './project-state.js'
+import type { ProjectWorld } from './world.js'
+
+const dayMs = 24 * 60 * 60 * 1000
+
+// SEMANTICS 11.2: not stale, not archived, the type has a lifetime, and it is over.
+export const isPastLifetime = (feature: Feature, lifetimes: Lifetimes, nowMs: number): boolean => {
+  const days = lifetimes[feature.type]
+  if (days === null || days === undefined || feature.stale || feature.archived) return false
+  return nowMs > Date.parse(feature.createdAt) + days * dayMs
+}
+
+// Flags the potentially-stale job would mark now (those already marked are left out).
+export const potentiallyStaleCandidates = (state: ProjectState, lifetimes: Lifetimes, nowMs: number): Feature[] =>
+  [...state.features.values()].filter((f) => !f.potentiallyStale && isPastLifetime(f, lifetimes, nowMs))
+
+export const decideMarkPotentiallyStale = (state: ProjectState, lifetimes: Lifetimes, meta: CommandMeta): Result<EventDraft[]> =>
+  ok(
+    potentiallyStaleCandidates(state, lifetimes, Date.parse(meta.now)).map((f) =>
+      draft(meta, 'feature-potentially-stale-on', { project: state.settings.id, featureName: f.name }),
+    ),
+  )
+
+// POST /api/admin/projects/:projectId/stale: events only for flags whose staleness changes.
+export const decideSetStale = (state: ProjectState, names: string[], stale: boolean, world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {
+  const events: EventDraft[] = []
+  for (const name of new Set(names)) {
+    const found = findFeature(state, name, world)
+    if (!found.ok) return found
+    if (found.value.stale === stale) continue
+    events.push(draft(meta, stale ? 'feature-stale-on' : 'feature-stale-off', { project: state.settings.id, featureName: name }))
+  }
+  return ok(events)
+}
+
+export const evolvePotentiallyStale = (state: ProjectState, event: EventDraft): ProjectState =>
+  event.type === 'feature-potentially-stale-on'
+    ? { ...state, features: updateEntry(state.features, String(event.featureName), (f) => ({ ...f, potentiallyStale: true })) }
+    : state

@@ -1,0 +1,58 @@
+import type { TagTypeInput, UpdateTagTypeInput } from '../schemas/tags.js'
+import { DomainError, fail, nameExists, notFound, ok, type Result } from './errors.js'
+import { draft, type CommandMeta, type EventDraft } from './events.js'
+import { withEntry, withoutEntry } from './immutable.js'
+import type { InstanceState } from './instance-state.js'
+
+export interface TagType {
+  name: string
+  description: string
+  icon: string | null
+}
+
+// Unleash ships `simple` from the first start.
+export const builtInTagTypes: TagType[] = [{ name: 'simple', description: 'Used to simplify filtering of features', icon: '#' }]
+
+export const tagTypeNotFound = (name: string) => notFound(`Tagtype ${name} could not be found`)
+
+export const decideCreateTagType = (state: InstanceState, input: TagTypeInput, meta: CommandMeta): Result<EventDraft[]> => {
+  if (state.tagTypes.has(input.name)) return fail(nameExists(`There already exists a tag-type with the name ${input.name}`))
+  const tagType: TagType = { name: input.name, description: input.description ?? '', icon: input.icon ?? null }
+  return ok([draft(meta, 'tag-type-created', { data: tagType })])
+}
+
+export const decideUpdateTagType = (state: InstanceState, name: string, input: UpdateTagTypeInput, meta: CommandMeta): Result<EventDraft[]> => {
+  const current = state.tagTypes.get(name)
+  if (!current) return fail(tagTypeNotFound(name))
+  const next: TagType = {
+    name,
+    description: input.description === undefined ? current.description : input.description ?? '',
+    icon: input.icon === undefined ? current.icon : input.icon,
+  }
+  if (next.description === current.description && next.icon === current.icon) return ok([])
+  return ok([draft(meta, 'tag-type-updated', { data: next, preData: current })])
+}
+
+// The route untags every flag first (Unleash cascades in SQL); a tag added in between makes this refuse.
+export const decideDeleteTagType = (state: InstanceState, name: string, inUse: boolean, meta: CommandMeta): Result<EventDraft[]> => {
+  const current = state.tagTypes.get(name)
+  if (!current) return fail(tagTypeNotFound(name))
+  if (inUse) return fail(new DomainError('ConflictError', `Tag type ${name} is still used by feature flags; remove those tags first`))
+  return ok([draft(meta, 'tag-type-deleted', { preData: current })])
+}
+
+// Tag types an import needs and the instance lacks, created before the flags that use them.
+export const decideImportTagTypes = (state: InstanceState, tagTypes: TagType[], meta: CommandMeta): EventDraft[] =>
+  tagTypes.filter((t, i) => !state.tagTypes.has(t.name) && tagTypes.findIndex((o) => o.name === t.name) === i).map((t) => draft(meta, 'tag-type-created', { data: t }))
+
+export const evolveTagTypes = (state: InstanceState, event: EventDraft): InstanceState => {
+  switch (event.type) {
+    case 'tag-type-created':
+    case 'tag-type-updated':
+      return { ...state, tagTypes: withEntry(state.tagTypes, event.data.name as string, event.data as TagType) }
+    case 'tag-type-deleted':
+      return { ...state, tagTypes: withoutEntry(state.tagTypes, event.preData.name as string) }
+    default:
+      return state
+  }
+}

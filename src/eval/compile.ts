@@ -1,0 +1,150 @@
+import { always, compileConstraint, never, type ContextTest } from './operators.js'
+import { compileStrategyRule, stringParameters, type StrategyEnvironment } from './strategies.js'
+import type { EvalConstraint, EvalDependency, EvalFeature, EvalResult, EvalSegment, EvalStrategy } from './types.js'
+import { compileVariants, disabledVariant, enabledVariant, type CompiledVariants } from './variants.js'
+
+export interface CompiledConstraint {
+  source: EvalConstraint
+  test: ContextTest
+}
+
+export interface CompiledSegment {
+  id: number
+  name: string
+  // Compared on setSegments so that only features using a changed segment recompile.
+  fingerprint: string
+  constraints: CompiledConstraint[]
+}
+
+export interface CompiledStrategy {
+  source: EvalStrategy
+  parameters: Record<string, string>
+  isDisabled: boolean
+  constraints: CompiledConstraint[]
+  // segment undefined: the id is not in the segment list, which makes the strategy false (SDK, spec 15).
+  segments: { id: number; segment: CompiledSegment | undefined }[]
+  // undefined: unknown strategy name.
+  rule: ContextTest | undefined
+  variants: CompiledVariants | undefined
+  // Indexed like variants.definitions.
+  variantResults: EvalResult[]
+  // Constraints AND segments AND rule, short-circuiting, in the SDK's order.
+  test: ContextTest
+}
+
+export interface CompiledFeature {
+  source: EvalFeature
+  name: string
+  projectId: string
+  isEnabledInEnvironment: boolean
+  hasStrategyList: boolean
+  // Every strategy, disabled ones included, for explain().
+  strategies: CompiledStrategy[]
+  // What an SDK sees: disabled strategies are never sent to it.
+  activeStrategies: CompiledStrategy[]
+  variants: CompiledVariants | undefined
+  variantResults: EvalResult[]
+  dependencies: EvalDependency[]
+  segmentIds: number[]
+  off: EvalResult
+  onWithoutVariant: EvalResult
+}
+
+const frozenResult = (enabled: boolean, variant: EvalResult['variant'], impressionData: boolean): EvalResult =>
+  Object.freeze({ enabled, variant, impressionData })
+
+// A null entry in a constraint list fails its strategy (SDK checkConstraints).
+const compileConstraintEntry = (source: EvalConstraint): CompiledConstraint => ({ source, test: source ? compileConstraint(source) : never })
+
+export const compileSegment = (segment: EvalSegment): CompiledSegment => {
+  const constraints = segment.constraints ?? []
+  return {
+    id: segment.id,
+    name: segment.name ?? '',
+    fingerprint: JSON.stringify([segment.name ?? '', constraints]),
+    constraints: constraints.map(compileConstraintEntry),
+  }
+}
+
+const allOf = (tests: ContextTest[]): ContextTest => {
+  if (tests.includes(never)) return never
+  const live = tests.filter((t) => t !== always)
+  if (live.length === 0) return always
+  if (live.length === 1) return live[0]
+  if (live.length === 2) {
+    const [a, b] = live
+    return (ctx) => a(ctx) && b(ctx)
+  }
+  if (live.length === 3) {
+    const [a, b, c] = live
+    return (ctx) => a(ctx) && b(ctx) && c(ctx)
+  }
+  return (ctx) => {
+    for (let i = 0; i < live.length; i++) if (!live[i](ctx)) return false
+    return true
+  }
+}
+
+const compileStrategy = (
+  source: EvalStrategy,
+  segmentsById: ReadonlyMap<number, CompiledSegment>,
+  env: StrategyEnvironment,
+  impressionData: boolean,
+): CompiledStrategy => {
+  const parameters = stringParameters(source.parameters)
+  const constraints = (source.constraints ?? []).map(compileConstraintEntry)
+  const segments = (source.segments ?? []).map((id) => ({ id, segment: segmentsById.get(id) }))
+  const rule = compileStrategyRule(source.name, parameters, env)
+  const definitions = source.variants ?? []
+  // Unleash: SDK strategy.ts getResult: groupId is used raw ("undefined" when absent).
+  const variants =
+    definitions.length > 0
+      ? compileVariants(definitions, `${parameters.groupId}`, definitions[0].stickiness || parameters.stickiness, env.random)
+      : undefined
+  const tests: ContextTest[] = constraints.map((c) => c.test)
+  for (const { segment } of segments) {
+    if (segment === undefined) tests.push(never)
+    else for (const c of segment.constraints) tests.push(c.test)
+  }
+  tests.push(rule ?? never)
+  return {
+    source,
+    parameters,
+    isDisabled: source.disabled === true,
+    constraints,
+    segments,
+    rule,
+    variants,
+    variantResults: definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData)),
+    test: allOf(tests),
+  }
+}
+
+export const compileFeature = (
+  source: EvalFeature,
+  segmentsById: ReadonlyMap<number, CompiledSegment>,
+  env: StrategyEnvironment,
+): CompiledFeature => {
+  const impressionData = source.impressionData === true
+  const strategies = (Array.isArray(source.strategies) ? source.strategies : []).map((s) =>
+    compileStrategy(s, segmentsById, env, impressionData),
+  )
+  const definitions = Array.isArray(source.variants) ? source.variants : []
+  const variants =
+    definitions.length > 0 ? compileVariants(definitions, source.name, definitions[0].stickiness ?? undefined, env.random) : undefined
+  return {
+    source,
+    name: source.name,
+    projectId: source.project ?? 'default',
+    isEnabledInEnvironment: !!source.enabled,
+    hasStrategyList: Array.isArray(source.strategies),
+    strategies,
+    activeStrategies: strategies.filter((s) => !s.isDisabled),
+    variants,
+    variantResults: definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData)),
+    dependencies: source.dependencies ?? [],
+    segmentIds: [...new Set(strategies.flatMap((s) => s.segments.map((ref) => ref.id)))],
+    off: frozenResult(false, disabledVariant(false), impressionData),
+    onWithoutVariant: frozenResult(true, disabledVariant(true), impressionData),
+  }
+}

@@ -1,0 +1,154 @@
+import os from 'node:os'
+import { compileFeature, compileSegment, type CompiledFeature, type CompiledSegment } from './compile.js'
+import { explainFeature } from './explain.js'
+import type { StrategyEnvironment } from './strategies.js'
+import type { EvalContext, EvalDependency, EvalFeature, EvalResult, EvalSegment, PlaygroundFeature } from './types.js'
+import { disabledVariant } from './variants.js'
+
+type FeatureMap = ReadonlyMap<string, CompiledFeature>
+
+const absent: EvalResult = Object.freeze({ enabled: false, variant: disabledVariant(false), impressionData: false })
+
+const flagVariant = (feature: CompiledFeature, ctx: EvalContext): EvalResult => {
+  const { variants } = feature
+  if (variants === undefined) return feature.onWithoutVariant
+  const i = variants.select(ctx)
+  return i < 0 ? feature.onWithoutVariant : feature.variantResults[i]
+}
+
+// Unleash: SDK client.ts isFeatureEnabled + resolveVariant in one pass.
+// The first true strategy wins; its variants, if it selects one, beat the flag's.
+const evaluateFeature = (feature: CompiledFeature, ctx: EvalContext, features: FeatureMap): EvalResult => {
+  if (!feature.isEnabledInEnvironment || !feature.hasStrategyList) return feature.off
+  if (feature.dependencies.length > 0 && !areDependenciesSatisfied(feature, ctx, features)) return feature.off
+  const strategies = feature.activeStrategies
+  if (strategies.length === 0) return flagVariant(feature, ctx)
+  for (let s = 0; s < strategies.length; s++) {
+    const strategy = strategies[s]
+    if (!strategy.test(ctx)) continue
+    if (strategy.variants !== undefined) {
+      const i = strategy.variants.select(ctx)
+      if (i >= 0) return strategy.variantResults[i]
+    }
+    return flagVariant(feature, ctx)
+  }
+  return feature.off
+}
+
+// Unleash: SDK client.ts isParentDependencySatisfied. A parent with parents
+// of its own never satisfies, which also stops cycles.
+const isDependencySatisfied = (dependency: EvalDependency, ctx: EvalContext, features: FeatureMap): boolean => {
+  const parent = features.get(dependency.feature)
+  if (parent === undefined || parent.dependencies.length > 0) return false
+  const parentResult = evaluateFeature(parent, ctx, features)
+  if (dependency.enabled === false) return !parentResult.enabled
+  if (dependency.variants && dependency.variants.length > 0) {
+    return parentResult.variant.feature_enabled && dependency.variants.includes(parentResult.variant.name)
+  }
+  return parentResult.enabled
+}
+
+const areDependenciesSatisfied = (feature: CompiledFeature, ctx: EvalContext, features: FeatureMap): boolean => {
+  for (const dependency of feature.dependencies) if (!isDependencySatisfied(dependency, ctx, features)) return false
+  return true
+}
+
+// One instance per environment. Writers compile and then replace a map entry
+// or the whole map; evaluate() only reads.
+export class Evaluator {
+  #features: Map<string, CompiledFeature> = new Map()
+  #segments: Map<number, CompiledSegment> = new Map()
+  #featuresBySegment: Map<number, Set<string>> = new Map()
+  readonly #env: StrategyEnvironment
+
+  constructor(options: { hostname?: string; random?: () => number } = {}) {
+    const hostname = options.hostname ?? (process.env.HOSTNAME || os.hostname() || 'undefined')
+    this.#env = { hostname: hostname.toLowerCase(), random: options.random ?? Math.random }
+  }
+
+  replaceAll(features: EvalFeature[], segments: EvalSegment[]): void {
+    const segmentsById = new Map(segments.map((s) => [s.id, compileSegment(s)]))
+    const compiled = new Map<string, CompiledFeature>()
+    const featuresBySegment = new Map<number, Set<string>>()
+    for (const feature of features) {
+      const previous = compiled.get(feature.name)
+      if (previous !== undefined) unindex(featuresBySegment, previous)
+      const next = compileFeature(feature, segmentsById, this.#env)
+      compiled.set(feature.name, next)
+      index(featuresBySegment, next)
+    }
+    this.#segments = segmentsById
+    this.#features = compiled
+    this.#featuresBySegment = featuresBySegment
+  }
+
+  upsertFeature(feature: EvalFeature): void {
+    const previous = this.#features.get(feature.name)
+    if (previous !== undefined) unindex(this.#featuresBySegment, previous)
+    const next = compileFeature(feature, this.#segments, this.#env)
+    this.#features.set(feature.name, next)
+    index(this.#featuresBySegment, next)
+  }
+
+  removeFeature(name: string): void {
+    const previous = this.#features.get(name)
+    if (previous === undefined) return
+    unindex(this.#featuresBySegment, previous)
+    this.#features.delete(name)
+  }
+
+  setSegments(segments: EvalSegment[]): void {
+    const next = new Map<number, CompiledSegment>()
+    const changed = new Set<number>()
+    for (const segment of segments) {
+      const candidate = compileSegment(segment)
+      const previous = this.#segments.get(segment.id)
+      if (previous !== undefined && previous.fingerprint === candidate.fingerprint) next.set(segment.id, previous)
+      else {
+        next.set(segment.id, candidate)
+        changed.add(segment.id)
+      }
+    }
+    for (const id of this.#segments.keys()) if (!next.has(id)) changed.add(id)
+    this.#segments = next
+    const stale = new Set<string>()
+    for (const id of changed) for (const name of this.#featuresBySegment.get(id) ?? []) stale.add(name)
+    for (const name of stale) {
+      const feature = this.#features.get(name)
+      if (feature !== undefined) this.#features.set(name, compileFeature(feature.source, next, this.#env))
+    }
+  }
+
+  has(name: string): boolean {
+    return this.#features.has(name)
+  }
+
+  featureNames(): string[] {
+    return [...this.#features.keys()]
+  }
+
+  evaluate(name: string, context: EvalContext): EvalResult {
+    const feature = this.#features.get(name)
+    return feature === undefined ? absent : evaluateFeature(feature, context, this.#features)
+  }
+
+  explain(name: string, context: EvalContext): PlaygroundFeature | undefined {
+    const feature = this.#features.get(name)
+    if (feature === undefined) return undefined
+    const hasUnsatisfiedDependency =
+      feature.dependencies.length > 0 && !areDependenciesSatisfied(feature, context, this.#features)
+    return explainFeature(feature, context, hasUnsatisfiedDependency)
+  }
+}
+
+const index = (featuresBySegment: Map<number, Set<string>>, feature: CompiledFeature): void => {
+  for (const id of feature.segmentIds) {
+    let names = featuresBySegment.get(id)
+    if (names === undefined) featuresBySegment.set(id, (names = new Set()))
+    names.add(feature.name)
+  }
+}
+
+const unindex = (featuresBySegment: Map<number, Set<string>>, feature: CompiledFeature): void => {
+  for (const id of feature.segmentIds) featuresBySegment.get(id)?.delete(feature.name)
+}

@@ -1,0 +1,288 @@
+import { Address4, Address6 } from 'ip-address'
+import { RE2JS } from 're2js'
+import { SemVer } from 'semver'
+import type { EvalConstraint, EvalContext } from './types.js'
+
+export type ContextTest = (ctx: EvalContext) => boolean
+export type ContextLookup = (ctx: EvalContext) => string | undefined
+
+// Identity matters: the compiler folds these constants away.
+export const always: ContextTest = () => true
+export const never: ContextTest = () => false
+
+const stringOf = (v: unknown): string | undefined =>
+  v === undefined || v === null ? undefined : typeof v === 'string' ? v : String(v)
+
+// The SDK evaluates `{appName, environment: 'default', ...context}`; only
+// environment has a default, so it alone needs the spread's semantics.
+const environmentOf: ContextLookup = (ctx) => {
+  const v = Object.hasOwn(ctx, 'environment') ? ctx.environment : 'default'
+  return v === undefined || v === null ? stringOf(ctx.properties?.environment) : stringOf(v)
+}
+
+// Unleash: SDK helpers.ts resolveContextValue; top-level keys shadow properties.
+export const contextLookup = (field: string): ContextLookup => {
+  if (field === 'environment') return environmentOf
+  return (ctx) => stringOf(ctx[field] ?? ctx.properties?.[field])
+}
+
+// DATE_* compare context.currentTime whatever the contextName says (SDK).
+const currentTimeOf = (ctx: EvalContext): number => {
+  const t = ctx.currentTime
+  if (!t) return Date.now()
+  return t instanceof Date ? t.getTime() : new Date(t as string).getTime()
+}
+
+const cleanValues = (values: unknown): string[] =>
+  Array.isArray(values) ? values.filter((v) => !!v).map((v) => String(v).trim()) : []
+
+const negate = (test: ContextTest): ContextTest => (test === always ? never : test === never ? always : (ctx) => !test(ctx))
+
+const inTest = (lookup: ContextLookup, values: string[]): ContextTest => {
+  if (values.length === 0) return never
+  if (values.length === 1) {
+    const only = values[0]
+    return (ctx) => lookup(ctx) === only
+  }
+  const set = new Set(values)
+  return (ctx) => {
+    const c = lookup(ctx)
+    return c !== undefined && set.has(c)
+  }
+}
+
+type StringMatch = (c: string, value: string) => boolean
+const stringMatches: Record<string, StringMatch> = {
+  STR_STARTS_WITH: (c, v) => c.startsWith(v),
+  STR_ENDS_WITH: (c, v) => c.endsWith(v),
+  STR_CONTAINS: (c, v) => c.includes(v),
+}
+
+const stringTest = (lookup: ContextLookup, match: StringMatch, constraint: EvalConstraint): ContextTest => {
+  const isCaseInsensitive = constraint.caseInsensitive === true
+  const values = cleanValues(constraint.values).map((v) => (isCaseInsensitive ? v.toLocaleLowerCase() : v))
+  if (values.length === 0) return never
+  return (ctx) => {
+    let c = lookup(ctx)
+    if (c === undefined) return false
+    if (isCaseInsensitive) c = c.toLocaleLowerCase()
+    for (let i = 0; i < values.length; i++) if (match(c, values[i])) return true
+    return false
+  }
+}
+
+type Comparison = (a: number, b: number) => boolean
+const numberComparisons: Record<string, Comparison> = {
+  NUM_EQ: (a, b) => a === b,
+  NUM_GT: (a, b) => a > b,
+  NUM_GTE: (a, b) => a >= b,
+  NUM_LT: (a, b) => a < b,
+  NUM_LTE: (a, b) => a <= b,
+}
+
+const numberTest = (lookup: ContextLookup, compare: Comparison, value: unknown): ContextTest => {
+  const target = Number(value)
+  if (Number.isNaN(target)) return never
+  // Number(undefined) is NaN, and NaN fails every comparison, as in the SDK.
+  return (ctx) => compare(Number(lookup(ctx)), target)
+}
+
+const dateTest = (operator: string, value: unknown): ContextTest => {
+  const target = new Date(value as string).getTime()
+  if (Number.isNaN(target)) return never
+  return operator === 'DATE_AFTER' ? (ctx) => currentTimeOf(ctx) > target : (ctx) => currentTimeOf(ctx) < target
+}
+
+const semverOrders: Record<string, (order: number) => boolean> = {
+  SEMVER_EQ: (o) => o === 0,
+  SEMVER_GT: (o) => o > 0,
+  SEMVER_GTE: (o) => o >= 0,
+  SEMVER_LT: (o) => o < 0,
+  SEMVER_LTE: (o) => o <= 0,
+}
+
+const parseSemver = (version: unknown): SemVer | undefined => {
+  if (typeof version !== 'string') return undefined
+  try {
+    return new SemVer(version)
+  } catch {
+    return undefined
+  }
+}
+
+// Context versions repeat (a few app releases per fleet), and parsing is the
+// cost of a semver constraint; each constraint keeps a small bounded memo.
+const SEMVER_MEMO_SIZE = 256
+
+const semverTest = (lookup: ContextLookup, accepts: (order: number) => boolean, value: unknown): ContextTest => {
+  const target = parseSemver(value)
+  if (target === undefined) return never
+  const memo = new Map<string, boolean>()
+  return (ctx) => {
+    const c = lookup(ctx)
+    // Unleash: SDK isValidSemver also refuses a leading 'v' that semver would accept.
+    if (!c || c.startsWith('v')) return false
+    let result = memo.get(c)
+    if (result === undefined) {
+      const version = parseSemver(c)
+      result = version !== undefined && accepts(version.compare(target))
+      if (memo.size >= SEMVER_MEMO_SIZE) memo.clear()
+      memo.set(c, result)
+    }
+    return result
+  }
+}
+
+const regexTest = (lookup: ContextLookup, constraint: EvalConstraint): ContextTest => {
+  if (typeof constraint.value !== 'string') return never
+  let regex: RE2JS
+  try {
+    regex = RE2JS.compile(constraint.value, constraint.caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0)
+  } catch {
+    // Lookahead, backreferences and other non-RE2 syntax never match (SDK).
+    return never
+  }
+  return (ctx) => {
+    const c = lookup(ctx)
+    return c !== undefined && regex.test(c)
+  }
+}
+
+export const parseAddress4 = (value: string): Address4 | undefined => {
+  try {
+    return new Address4(value)
+  } catch {
+    return undefined
+  }
+}
+
+const parseAddress6 = (value: string): Address6 | undefined => {
+  try {
+    return new Address6(value)
+  } catch {
+    return undefined
+  }
+}
+
+// ip-address parses through BigInt and bit strings (about a microsecond), so
+// a plain dotted quad, by far the usual context value, is read here instead.
+// Anything else (leading zeros, a /suffix, junk) goes to ip-address.
+export const dottedQuad = (value: string): number => {
+  const n = value.length
+  if (n < 7 || n > 15) return -1
+  let result = 0
+  let octet = 0
+  let digits = 0
+  let dots = 0
+  for (let i = 0; i < n; i++) {
+    const c = value.charCodeAt(i)
+    if (c === 46) {
+      if (digits === 0 || ++dots > 3) return -1
+      result = result * 256 + octet
+      octet = 0
+      digits = 0
+    } else if (c >= 48 && c <= 57) {
+      if (digits === 1 && octet === 0) return -1
+      octet = octet * 10 + (c - 48)
+      if (++digits > 3 || octet > 255) return -1
+    } else return -1
+  }
+  if (dots !== 3 || digits === 0) return -1
+  return result * 256 + octet
+}
+
+export interface Ipv4Network {
+  address: Address4
+  correctForm: string
+  bits: number
+  prefix: number
+}
+
+export const ipv4Network = (value: string): Ipv4Network | undefined => {
+  const address = parseAddress4(value)
+  if (address === undefined) return undefined
+  const bits = address.subnetMask
+  const prefix = bits === 0 ? 0 : Number(address.bigInt()) >>> (32 - bits)
+  return { address, correctForm: address.correctForm(), bits, prefix }
+}
+
+// Same answer as ip-address isInSubnet for a host address (mask 32).
+export const isInIpv4Network = (quad: number, network: Ipv4Network): boolean =>
+  network.bits === 0 || quad >>> (32 - network.bits) === network.prefix
+
+const defined = <T>(v: T | undefined): v is T => v !== undefined
+
+// Unleash: SDK CidrOperator; equal, or inside a network of the same family.
+const cidrTest = (lookup: ContextLookup, values: string[]): ContextTest => {
+  const networks4 = values.map(ipv4Network).filter(defined)
+  const ranges6 = values.map(parseAddress6).filter(defined)
+  const forms6 = ranges6.map((r) => r.correctForm())
+  if (networks4.length === 0 && ranges6.length === 0) return never
+  return (ctx) => {
+    const c = lookup(ctx)
+    if (c === undefined) return false
+    // An IPv4 address never contains ':' and an IPv6 one always does.
+    if (c.includes(':')) {
+      const address = ranges6.length > 0 ? parseAddress6(c) : undefined
+      if (address === undefined) return false
+      const form = address.correctForm()
+      for (let i = 0; i < ranges6.length; i++) if (form === forms6[i] || address.isInSubnet(ranges6[i])) return true
+      return false
+    }
+    if (networks4.length === 0) return false
+    const quad = dottedQuad(c)
+    if (quad >= 0) {
+      // A host inside a network includes being equal to it.
+      for (const network of networks4) if (isInIpv4Network(quad, network)) return true
+      return false
+    }
+    const address = parseAddress4(c)
+    if (address === undefined) return false
+    const form = address.correctForm()
+    for (const network of networks4) if (form === network.correctForm || address.isInSubnet(network.address)) return true
+    return false
+  }
+}
+
+const operatorTest = (constraint: EvalConstraint): ContextTest | undefined => {
+  const { operator } = constraint
+  const lookup = contextLookup(constraint.contextName)
+  switch (operator) {
+    case 'IN':
+      return inTest(lookup, cleanValues(constraint.values))
+    case 'NOT_IN':
+      return negate(inTest(lookup, cleanValues(constraint.values)))
+    case 'STR_STARTS_WITH':
+    case 'STR_ENDS_WITH':
+    case 'STR_CONTAINS':
+      return stringTest(lookup, stringMatches[operator], constraint)
+    case 'NUM_EQ':
+    case 'NUM_GT':
+    case 'NUM_GTE':
+    case 'NUM_LT':
+    case 'NUM_LTE':
+      return numberTest(lookup, numberComparisons[operator], constraint.value)
+    case 'DATE_AFTER':
+    case 'DATE_BEFORE':
+      return dateTest(operator, constraint.value)
+    case 'SEMVER_EQ':
+    case 'SEMVER_GT':
+    case 'SEMVER_GTE':
+    case 'SEMVER_LT':
+    case 'SEMVER_LTE':
+      return semverTest(lookup, semverOrders[operator], constraint.value)
+    case 'REGEX':
+      return regexTest(lookup, constraint)
+    case 'IN_CIDR':
+      return cidrTest(lookup, cleanValues(constraint.values))
+    default:
+      return undefined
+  }
+}
+
+// Unknown operators are false and `inverted` does not rescue them (SDK).
+export const compileConstraint = (constraint: EvalConstraint): ContextTest => {
+  const test = operatorTest(constraint)
+  if (test === undefined) return never
+  return constraint.inverted ? negate(test) : test
+}

@@ -1,0 +1,118 @@
+import { normalizedValue, STRATEGY_SEED } from './hash.js'
+import { always, contextLookup, dottedQuad, ipv4Network, isInIpv4Network, never, parseAddress4, type ContextTest } from './operators.js'
+import type { EvalContext } from './types.js'
+
+export interface StrategyEnvironment {
+  hostname: string
+  random: () => number
+}
+
+type StrategyCompiler = (parameters: Record<string, string>, env: StrategyEnvironment) => ContextTest
+
+// Unleash: the server sends parameters as strings (objects as JSON, null as
+// ""), so the SDK's `Number(x)` and `split` see exactly these.
+export const stringParameters = (parameters: Record<string, unknown> | undefined): Record<string, string> => {
+  const result: Record<string, string> = {}
+  if (!parameters) return result
+  for (const [key, value] of Object.entries(parameters)) {
+    if (value === undefined) continue
+    result[key] = value === null ? '' : typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value)
+  }
+  return result
+}
+
+const list = (value: string | undefined): string[] => (value ? value.split(/\s*,\s*/) : [])
+
+// `percentage > 0 && normalized <= percentage`; normalized lies in 1..100.
+const rolloutOf = (value: string | undefined): 'none' | 'all' | number => {
+  const percentage = Number(value)
+  if (!(percentage > 0)) return 'none'
+  return percentage >= 100 ? 'all' : percentage
+}
+
+const gradualRollout =
+  (idOf: (ctx: EvalContext) => unknown): StrategyCompiler =>
+  (parameters) => {
+    const rollout = rolloutOf(parameters.percentage)
+    if (rollout === 'none') return never
+    if (rollout === 'all') return (ctx) => !!idOf(ctx)
+    const prefix = `${parameters.groupId || ''}:`
+    return (ctx) => {
+      const id = idOf(ctx)
+      return !!id && normalizedValue(`${prefix}${id}`, 100, STRATEGY_SEED) <= rollout
+    }
+  }
+
+const flexibleRollout: StrategyCompiler = (parameters, { random }) => {
+  const rollout = rolloutOf(parameters.rollout)
+  if (rollout === 'none') return never
+  const stickiness = parameters.stickiness || 'default'
+  const randomId = (): string => `${Math.round(random() * 10000) + 1}`
+  let idOf: (ctx: EvalContext) => unknown
+  if (stickiness === 'default') idOf = (ctx) => ctx.userId || ctx.sessionId || randomId()
+  else if (stickiness === 'random') idOf = randomId
+  else idOf = contextLookup(stickiness)
+  if (rollout === 'all') return stickiness === 'default' || stickiness === 'random' ? always : (ctx) => !!idOf(ctx)
+  const groupId = parameters.groupId
+  // Unleash: SDK flexible-rollout-strategy.ts falls back to context.featureToggle.
+  const prefixOf = groupId ? () => `${groupId}:` : (ctx: EvalContext) => `${ctx.featureToggle || ''}:`
+  return (ctx) => {
+    const id = idOf(ctx)
+    return !!id && normalizedValue(`${prefixOf(ctx)}${id}`, 100, STRATEGY_SEED) <= rollout
+  }
+}
+
+const gradualRolloutRandom: StrategyCompiler = (parameters, { random }) => {
+  const percentage = Number(parameters.percentage)
+  if (!(percentage >= 1)) return never
+  if (percentage >= 100) return always
+  return () => percentage >= Math.floor(random() * 100) + 1
+}
+
+const userWithId: StrategyCompiler = (parameters) => {
+  const userIds = new Set(list(parameters.userIds))
+  if (userIds.size === 0) return never
+  return (ctx) => userIds.has(ctx.userId as string)
+}
+
+const remoteAddress: StrategyCompiler = (parameters) => {
+  if (!parameters.IPs) return never
+  const entries = list(parameters.IPs)
+  const networks = entries.map(ipv4Network).filter((n) => n !== undefined)
+  return (ctx) => {
+    const remote = ctx.remoteAddress
+    for (const entry of entries) if (entry === remote) return true
+    if (networks.length === 0) return false
+    const value = (remote as string) || ''
+    const quad = dottedQuad(value)
+    if (quad >= 0) {
+      for (const network of networks) if (isInIpv4Network(quad, network)) return true
+      return false
+    }
+    const address = parseAddress4(value)
+    if (address === undefined) return false
+    for (const network of networks) if (address.isInSubnet(network.address)) return true
+    return false
+  }
+}
+
+const applicationHostname: StrategyCompiler = (parameters, { hostname }) =>
+  list(parameters.hostNames?.toLowerCase()).includes(hostname) ? always : never
+
+const builtIn: Record<string, StrategyCompiler> = {
+  default: () => always,
+  userWithId,
+  gradualRolloutUserId: gradualRollout((ctx) => ctx.userId),
+  gradualRolloutSessionId: gradualRollout((ctx) => ctx.sessionId),
+  gradualRolloutRandom,
+  remoteAddress,
+  applicationHostname,
+  flexibleRollout,
+}
+
+// undefined: a strategy this evaluator does not know, false for SDKs.
+export const compileStrategyRule = (
+  name: string,
+  parameters: Record<string, string>,
+  env: StrategyEnvironment,
+): ContextTest | undefined => (Object.hasOwn(builtIn, name) ? builtIn[name](parameters, env) : undefined)

@@ -1,0 +1,96 @@
+import { normalizedValue, VARIANT_SEED } from './hash.js'
+import { contextLookup, type ContextLookup } from './operators.js'
+import type { EvalContext, EvalVariant, EvalVariantResult } from './types.js'
+
+export interface CompiledVariants {
+  definitions: EvalVariant[]
+  // Index into definitions, or -1 when nothing is selected (total weight <= 0).
+  select: (ctx: EvalContext) => number
+}
+
+const disabledOff: EvalVariantResult = Object.freeze({ name: 'disabled', enabled: false, feature_enabled: false, featureEnabled: false })
+const disabledOn: EvalVariantResult = Object.freeze({ name: 'disabled', enabled: false, feature_enabled: true, featureEnabled: true })
+
+export const disabledVariant = (isFeatureEnabled: boolean): EvalVariantResult => (isFeatureEnabled ? disabledOn : disabledOff)
+
+export const enabledVariant = (definition: EvalVariant): EvalVariantResult =>
+  Object.freeze(
+    definition.payload === undefined
+      ? { name: definition.name, enabled: true, feature_enabled: true, featureEnabled: true }
+      : {
+          name: definition.name,
+          enabled: true,
+          payload: Object.freeze({ ...definition.payload }),
+          feature_enabled: true,
+          featureEnabled: true,
+        },
+  )
+
+// Unleash: SDK variant.ts getSeed. `undefined` means 'default'; an empty
+// string is a (missing) field name and so falls to a random seed.
+const seedOf = (stickiness: string | undefined, random: () => number): ((ctx: EvalContext) => string) => {
+  const randomSeed = (): string => String(Math.round(random() * 100000))
+  if (stickiness === undefined || stickiness === 'default') {
+    return (ctx) => {
+      const { userId, sessionId, remoteAddress } = ctx
+      if (typeof userId === 'string' && userId !== '') return userId
+      if (typeof sessionId === 'string' && sessionId !== '') return sessionId
+      if (typeof remoteAddress === 'string' && remoteAddress !== '') return remoteAddress
+      return randomSeed()
+    }
+  }
+  const lookup = contextLookup(stickiness)
+  return (ctx) => lookup(ctx) || randomSeed()
+}
+
+interface Override {
+  index: number
+  lookup: ContextLookup
+  values: Set<unknown>
+}
+
+const overridesOf = (variants: EvalVariant[]): Override[] =>
+  variants.flatMap((variant, index) =>
+    (variant.overrides ?? []).map((o) => ({ index, lookup: contextLookup(o.contextName), values: new Set<unknown>(o.values ?? []) })),
+  )
+
+const none = (): number => -1
+
+// Unleash: SDK variant.ts selectVariantDefinition. Overrides come first,
+// then `norm(seed, groupId, total)` against cumulative weights in list order.
+export const compileVariants = (
+  variants: EvalVariant[],
+  groupId: string,
+  stickiness: string | undefined,
+  random: () => number,
+): CompiledVariants => {
+  const definitions = variants.slice()
+  // Summed exactly as the SDK does, NaN included: a NaN total selects the first variant.
+  const total = definitions.reduce((acc, v) => acc + v.weight, 0)
+  if (total <= 0) return { definitions, select: none }
+  const weights = definitions.map((v) => v.weight)
+  const cumulative: number[] = []
+  let counter = 0
+  for (const weight of weights) {
+    if (weight !== 0) counter += weight
+    cumulative.push(counter)
+  }
+  const overrides = overridesOf(definitions)
+  const seed = seedOf(stickiness, random)
+  const prefix = `${groupId}:`
+  return {
+    definitions,
+    select: (ctx) => {
+      for (let i = 0; i < overrides.length; i++) {
+        const o = overrides[i]
+        const c = o.lookup(ctx)
+        if (c !== undefined && o.values.has(c)) return o.index
+      }
+      const target = normalizedValue(prefix + seed(ctx), total, VARIANT_SEED)
+      for (let i = 0; i < weights.length; i++) {
+        if (weights[i] !== 0 && !(cumulative[i] < target)) return i
+      }
+      return -1
+    },
+  }
+}

@@ -1,0 +1,13 @@
+import * as v from 'valibot'
+import { boundedString, urlFriendlyName } from './shared.js'
+
+export const completeFeatureSchema = v.object({
+  status: v.picklist(['kept', 'discarded'], '"status" must be one of kept, discarded'),
+  statusValue: v.optional(boundedString('statusValue', 200)),
+})
+export type CompleteFeature = v.InferOutput<typeof completeFeatureSchema>
+
+export const staleFeaturesSchema = v.object({
+  features: v.pipe(v.array(urlFriendlyName('features[]'), '"features" must be an array of names'), v.maxLength(1000)),
+  stale: v.boolean('"stale" must be a boolean'),
+})

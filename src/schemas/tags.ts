@@ -1,0 +1,42 @@
+import * as v from 'valibot'
+import { nullableText, tagSchema } from './shared.js'
+
+const urlFriendly = (s: string) => encodeURIComponent(s) === s
+
+// Unleash: a tag type name is URL friendly, 2 to 50 characters.
+const tagTypeName = (what: string) =>
+  v.pipe(
+    v.string(`"${what}" must be a string`),
+    v.trim(),
+    v.minLength(2, `"${what}" must be 2 to 50 characters`),
+    v.maxLength(50, `"${what}" must be 2 to 50 characters`),
+    v.check(urlFriendly, `"${what}" must be URL friendly`),
+  )
+
+export const featureTagSchema = v.object({
+  value: tagSchema.entries.value,
+  type: v.optional(tagTypeName('type'), 'simple'),
+})
+export type FeatureTag = v.InferOutput<typeof featureTagSchema>
+
+const tagList = v.pipe(v.array(featureTagSchema, 'tags must be an array of {type, value}'), v.maxLength(1000, 'at most 1000 tags at once'))
+
+// PUT /api/admin/features/:featureName/tags: Unleash's {addedTags, removedTags}, or the whole new set as an array.
+export const updateFeatureTagsSchema = v.union(
+  [tagList, v.object({ addedTags: v.optional(tagList, []), removedTags: v.optional(tagList, []) })],
+  'The body must be an array of tags or {addedTags, removedTags}',
+)
+export type UpdateFeatureTags = v.InferOutput<typeof updateFeatureTagsSchema>
+
+export const tagTypeSchema = v.object({
+  name: tagTypeName('name'),
+  description: nullableText('description', 1000),
+  icon: nullableText('icon', 1000),
+})
+export type TagTypeInput = v.InferOutput<typeof tagTypeSchema>
+
+export const updateTagTypeSchema = v.object({
+  description: nullableText('description', 1000),
+  icon: nullableText('icon', 1000),
+})
+export type UpdateTagTypeInput = v.InferOutput<typeof updateTagTypeSchema>
