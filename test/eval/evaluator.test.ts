@@ -1,0 +1,183 @@
+import t from 'tap'
+import { Evaluator } from '../../src/eval/evaluator.js'
+import type { EvalFeature, EvalSegment } from '../../src/eval/types.js'
+
+const inSegment = (id: number, plan: string): EvalSegment => ({
+  id,
+  name: `segment-${id}`,
+  constraints: [{ contextName: 'plan', operator: 'IN', values: [plan] }],
+})
+const usingSegment = (name: string, id: number): EvalFeature => ({ name, enabled: true, strategies: [{ name: 'default', segments: [id] }] })
+
+t.test('an absent feature is off with the disabled variant, as in the SDK', async (t) => {
+  t.same(new Evaluator().evaluate('nope', {}), {
+    enabled: false,
+    variant: { name: 'disabled', enabled: false, feature_enabled: false, featureEnabled: false },
+    impressionData: false,
+  })
+})
+
+t.test('results are shared frozen objects', async (t) => {
+  const evaluator = new Evaluator()
+  evaluator.replaceAll([{ name: 'f', enabled: true, strategies: [], variants: [{ name: 'v', weight: 1, payload: { type: 'string', value: 'x' } }] }], [])
+  const result = evaluator.evaluate('f', { userId: 'u' })
+  t.equal(evaluator.evaluate('f', { userId: 'other' }), result, 'no allocation per call')
+  t.ok(Object.isFrozen(result) && Object.isFrozen(result.variant) && Object.isFrozen(result.variant.payload))
+})
+
+t.test('replaceAll swaps everything; has and featureNames follow', async (t) => {
+  const evaluator = new Evaluator()
+  evaluator.replaceAll([{ name: 'a', enabled: true, strategies: [] }], [])
+  t.same(evaluator.featureNames(), ['a'])
+  evaluator.replaceAll([{ name: 'b', enabled: true, strategies: [] }], [])
+  t.same(evaluator.featureNames(), ['b'])
+  t.equal(evaluator.has('a'), false)
+  t.equal(evaluator.has('b'), true)
+})
+
+t.test('upsertFeature recompiles one feature and removeFeature drops it', async (t) => {
+  const evaluator = new Evaluator()
+  evaluator.replaceAll([{ name: 'a', enabled: false, strategies: [] }], [])
+  t.equal(evaluator.evaluate('a', {}).enabled, false)
+  evaluator.upsertFeature({ name: 'a', enabled: true, strategies: [] })
+  t.equal(evaluator.evaluate('a', {}).enabled, true)
+  evaluator.removeFeature('a')
+  t.equal(evaluator.has('a'), false)
+  t.equal(evaluator.evaluate('a', {}).enabled, false)
+  evaluator.removeFeature('a')
+})
+
+t.test('setSegments recompiles only the features that use a changed or removed segment', async (t) => {
+  const evaluator = new Evaluator()
+  evaluator.replaceAll(
+    [usingSegment('one', 1), usingSegment('two', 2), usingSegment('later', 3), { name: 'plain', enabled: true, strategies: [] }],
+    [inSegment(1, 'pro'), inSegment(2, 'pro')],
+  )
+  const ctx = { properties: { plan: 'pro' } }
+  const before = Object.fromEntries(['one', 'two', 'later', 'plain'].map((n) => [n, evaluator.evaluate(n, ctx)]))
+  t.same(
+    Object.values(before).map((r) => r.enabled),
+    [true, true, false, true],
+    'a segment id absent from the list fails its strategy',
+  )
+  evaluator.setSegments([inSegment(1, 'free'), inSegment(2, 'pro'), inSegment(3, 'pro')])
+  t.equal(evaluator.evaluate('one', ctx).enabled, false, 'a changed segment applies')
+  t.equal(evaluator.evaluate('later', ctx).enabled, true, 'a segment that appears applies')
+  // Precomputed results are rebuilt on compile, so identity shows what was left alone.
+  t.equal(evaluator.evaluate('two', ctx), before.two, 'an unchanged segment leaves its features compiled as they were')
+  t.equal(evaluator.evaluate('plain', ctx), before.plain, 'features without segments are untouched')
+  evaluator.setSegments([inSegment(1, 'free'), inSegment(3, 'pro')])
+  t.equal(evaluator.evaluate('two', ctx).enabled, false, 'a removed segment fails its strategy')
+  evaluator.upsertFeature(usingSegment('new', 3))
+  t.equal(evaluator.evaluate('new', ctx).enabled, true, 'upserted features see the current segments')
+})
+
+t.test('disabled strategies are never evaluated', async (t) => {
+  const evaluator = new Evaluator()
+  evaluator.replaceAll(
+    [
+      { name: 'only-disabled', enabled: true, strategies: [{ name: 'userWithId', parameters: { userIds: 'x' }, disabled: true }] },
+      {
+        name: 'mixed',
+        enabled: true,
+        strategies: [
+          { name: 'default', disabled: true },
+          { name: 'userWithId', parameters: { userIds: 'u1' } },
+        ],
+      },
+    ],
+    [],
+  )
+  t.equal(evaluator.evaluate('only-disabled', { userId: 'nobody' }).enabled, true, 'SDKs see an empty list, which is on')
+  t.equal(evaluator.evaluate('mixed', { userId: 'u2' }).enabled, false)
+  t.equal(evaluator.evaluate('mixed', { userId: 'u1' }).enabled, true)
+})
+
+t.test('unknown strategies are false and later strategies still run', async (t) => {
+  const evaluator = new Evaluator()
+  evaluator.replaceAll([{ name: 'f', enabled: true, strategies: [{ name: 'mine' }, { name: 'userWithId', parameters: { userIds: 'u1' } }] }], [])
+  t.equal(evaluator.evaluate('f', { userId: 'u2' }).enabled, false)
+  t.equal(evaluator.evaluate('f', { userId: 'u1' }).enabled, true)
+})
+
+t.test('impressionData is reported', async (t) => {
+  const evaluator = new Evaluator()
+  evaluator.replaceAll([{ name: 'f', enabled: false, impressionData: true, strategies: [] }], [])
+  t.equal(evaluator.evaluate('f', {}).impressionData, true)
+})
+
+t.test('applicationHostname uses the given hostname, case-insensitively', async (t) => {
+  const evaluator = new Evaluator({ hostname: 'Web-1' })
+  evaluator.replaceAll(
+    [
+      { name: 'here', enabled: true, strategies: [{ name: 'applicationHostname', parameters: { hostNames: 'db-1, WEB-1' } }] },
+      { name: 'elsewhere', enabled: true, strategies: [{ name: 'applicationHostname', parameters: { hostNames: 'db-1' } }] },
+    ],
+    [],
+  )
+  t.equal(evaluator.evaluate('here', {}).enabled, true)
+  t.equal(evaluator.evaluate('elsewhere', {}).enabled, false)
+})
+
+t.test('random stickiness draws from the injected random', async (t) => {
+  let next = 0
+  const evaluator = new Evaluator({ random: () => next })
+  evaluator.replaceAll(
+    [
+      { name: 'coin', enabled: true, strategies: [{ name: 'gradualRolloutRandom', parameters: { percentage: '50' } }] },
+      { name: 'anonymous', enabled: true, strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'random', groupId: 'g' } }] },
+    ],
+    [],
+  )
+  next = 0.1
+  t.equal(evaluator.evaluate('coin', {}).enabled, true, 'floor(0.1 * 100) + 1 = 11 <= 50')
+  next = 0.9
+  t.equal(evaluator.evaluate('coin', {}).enabled, false, '91 > 50')
+  const seen = new Set<boolean>()
+  for (let i = 0; i < 100; i++) {
+    next = i / 100
+    seen.add(evaluator.evaluate('anonymous', {}).enabled)
+  }
+  t.same([...seen].sort(), [false, true], 'random ids land on both sides of the rollout')
+})
+
+t.test('flexibleRollout without groupId falls back to context.featureToggle (SDK)', async (t) => {
+  const evaluator = new Evaluator()
+  evaluator.replaceAll([{ name: 'f', enabled: true, strategies: [{ name: 'flexibleRollout', parameters: { rollout: '10', stickiness: 'userId' } }] }], [])
+  // 'Feature.flexibleRollout.10:174' normalises to 10 (SEMANTICS §1.2).
+  t.equal(evaluator.evaluate('f', { userId: '174', featureToggle: 'Feature.flexibleRollout.10' }).enabled, true)
+  t.equal(evaluator.evaluate('f', { userId: '174' }).enabled, false, "':174' lands elsewhere")
+})
+
+t.test('dependencies: missing parents, parents with parents, cycles and variants', async (t) => {
+  const evaluator = new Evaluator()
+  evaluator.replaceAll(
+    [
+      { name: 'parent', enabled: true, strategies: [], variants: [{ name: 'blue', weight: 1 }] },
+      { name: 'plain-parent', enabled: true, strategies: [] },
+      { name: 'off-parent', enabled: false, strategies: [] },
+      { name: 'child', enabled: true, strategies: [], dependencies: [{ feature: 'parent' }] },
+      { name: 'orphan', enabled: true, strategies: [], dependencies: [{ feature: 'gone' }] },
+      { name: 'grandchild', enabled: true, strategies: [], dependencies: [{ feature: 'child' }] },
+      { name: 'cycle-a', enabled: true, strategies: [], dependencies: [{ feature: 'cycle-b' }] },
+      { name: 'cycle-b', enabled: true, strategies: [], dependencies: [{ feature: 'cycle-a' }] },
+      { name: 'wants-blue', enabled: true, strategies: [], dependencies: [{ feature: 'parent', variants: ['blue'] }] },
+      { name: 'wants-red', enabled: true, strategies: [], dependencies: [{ feature: 'parent', variants: ['red'] }] },
+      { name: 'wants-disabled', enabled: true, strategies: [], dependencies: [{ feature: 'plain-parent', variants: ['disabled'] }] },
+      { name: 'wants-off', enabled: true, strategies: [], dependencies: [{ feature: 'off-parent', enabled: false }] },
+      { name: 'off-with-deps', enabled: false, strategies: [], dependencies: [{ feature: 'parent' }] },
+    ],
+    [],
+  )
+  const on = (name: string) => evaluator.evaluate(name, {}).enabled
+  t.equal(on('child'), true)
+  t.equal(on('orphan'), false, 'a missing parent is unsatisfied')
+  t.equal(on('grandchild'), false, 'a parent with its own parent is unsatisfied')
+  t.equal(on('cycle-a'), false, 'cycles end at the first parent with parents')
+  t.equal(on('wants-blue'), true)
+  t.equal(on('wants-red'), false)
+  t.equal(on('wants-disabled'), true, '"disabled" matches an enabled parent without variants')
+  t.equal(on('wants-off'), true, 'enabled:false wants the parent off')
+  t.equal(on('off-with-deps'), false)
+  t.same(evaluator.evaluate('orphan', {}).variant, { name: 'disabled', enabled: false, feature_enabled: false, featureEnabled: false })
+})

@@ -1,0 +1,176 @@
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import t from 'tap'
+import { Evaluator } from '../../src/eval/evaluator.js'
+import type { EvalContext, EvalFeature, EvalSegment } from '../../src/eval/types.js'
+
+const segments: EvalSegment[] = [
+  { id: 1, name: 'beta users', constraints: [{ contextName: 'plan', operator: 'IN', values: ['beta'] }] },
+  { id: 2, name: 'norway', constraints: [{ contextName: 'country', operator: 'IN', values: ['no'] }] },
+]
+
+const checkout: EvalFeature = {
+  name: 'checkout',
+  project: 'shop',
+  enabled: true,
+  strategies: [
+    { id: 's1', name: 'default', title: 'switched off', disabled: true, constraints: [{ contextName: 'userId', operator: 'IN', values: ['u1'] }] },
+    { id: 's2', name: 'customStrategy', parameters: { anything: 1 }, constraints: [{ contextName: 'userId', operator: 'IN', values: ['u1'] }] },
+    {
+      id: 's3',
+      name: 'flexibleRollout',
+      parameters: { rollout: '100', stickiness: 'default', groupId: 'checkout' },
+      constraints: [
+        { contextName: 'userId', operator: 'NOT_IN', values: ['blocked'] },
+        { contextName: 'appName', operator: 'IN', values: ['web'] },
+      ],
+      segments: [1, 2],
+      variants: [{ name: 'blue', weight: 1000, stickiness: 'default', payload: { type: 'string', value: 'b' } }],
+    },
+    { id: 's4', name: 'userWithId', parameters: { userIds: 'u1, u2' }, segments: [99] },
+  ],
+  variants: [{ name: 'flag-variant', weight: 1000 }],
+}
+
+const explainer = (): Evaluator => {
+  const evaluator = new Evaluator({ random: () => 0.5 })
+  evaluator.replaceAll([checkout], segments)
+  return evaluator
+}
+
+t.test('an absent feature has no explanation', async (t) => {
+  t.equal(explainer().explain('nope', {}), undefined)
+})
+
+t.test('every strategy, constraint and segment is shown with its own result', async (t) => {
+  const ctx: EvalContext = { appName: 'web', userId: 'u1', properties: { plan: 'beta', country: 'se' } }
+  const feature = explainer().explain('checkout', ctx)!
+  t.equal(feature.name, 'checkout')
+  t.equal(feature.projectId, 'shop')
+  t.equal(feature.isEnabledInCurrentEnvironment, true)
+  t.equal(feature.hasUnsatisfiedDependency, false)
+  const [disabled, custom, rollout, byId] = feature.strategies.data
+  t.same(disabled, {
+    name: 'default',
+    id: 's1',
+    title: 'switched off',
+    disabled: true,
+    parameters: {},
+    constraints: [{ contextName: 'userId', operator: 'IN', values: ['u1'], result: true }],
+    segments: [],
+    result: { evaluationStatus: 'unevaluated', enabled: 'unknown' },
+    links: { edit: '' },
+  })
+  t.same(custom.parameters, { anything: '1' }, 'parameters are a string map')
+  t.same(custom.result, { evaluationStatus: 'incomplete', enabled: 'unknown' }, 'an unknown strategy whose constraints pass is unknown')
+  t.notOk('title' in custom, 'no title when none was given')
+  t.same(
+    rollout.constraints.map((c) => c.result),
+    [true, true],
+    'constraints are evaluated one by one',
+  )
+  t.same(
+    rollout.segments.map((s) => [s.id, s.name, s.result, s.constraints.map((c) => c.result)]),
+    [
+      [1, 'beta users', true, [true]],
+      [2, 'norway', false, [false]],
+    ],
+    'every segment is evaluated, no short-circuit',
+  )
+  t.same(rollout.result, { evaluationStatus: 'complete', enabled: false })
+  t.same(byId.segments, [{ id: 99, name: '', result: false, constraints: [] }], 'a missing segment is shown as failing')
+  t.same(byId.result, { evaluationStatus: 'complete', enabled: false }, 'a missing segment makes the strategy false (SDK)')
+  t.equal(feature.strategies.result, 'unknown')
+  t.equal(feature.isEnabled, false)
+  t.same(feature.variant, { name: 'disabled', enabled: false, feature_enabled: false, featureEnabled: false })
+  t.same(feature.variants, [{ name: 'flag-variant', weight: 1000 }], 'the flag variants when no strategy won')
+})
+
+t.test('a winning strategy with variants decides the variant', async (t) => {
+  const ctx: EvalContext = { appName: 'web', userId: 'u1', properties: { plan: 'beta', country: 'no' } }
+  const evaluator = explainer()
+  const feature = evaluator.explain('checkout', ctx)!
+  const rollout = feature.strategies.data[2]
+  t.same(rollout.result, {
+    evaluationStatus: 'complete',
+    enabled: true,
+    variant: { name: 'blue', enabled: true, payload: { type: 'string', value: 'b' } },
+    variants: checkout.strategies![2].variants,
+  })
+  t.equal(feature.strategies.result, true)
+  t.equal(feature.isEnabled, true)
+  t.same(feature.variant, { name: 'blue', enabled: true, payload: { type: 'string', value: 'b' }, feature_enabled: true, featureEnabled: true })
+  t.same(feature.variants, checkout.strategies![2].variants)
+  const evaluated = evaluator.evaluate('checkout', ctx)
+  t.same(feature.variant, evaluated.variant)
+})
+
+t.test('strategies.result', async (t) => {
+  const evaluator = new Evaluator()
+  evaluator.replaceAll(
+    [
+      { name: 'no-list', enabled: true, strategies: null },
+      { name: 'empty', enabled: true, strategies: [] },
+      { name: 'empty-off', enabled: false, strategies: [] },
+      { name: 'all-disabled', enabled: true, strategies: [{ name: 'default', disabled: true }] },
+      { name: 'unknown-failing', enabled: true, strategies: [{ name: 'custom', constraints: [{ contextName: 'userId', operator: 'IN', values: ['x'] }] }] },
+      { name: 'off-but-true', enabled: false, strategies: [{ name: 'default' }] },
+    ],
+    [],
+  )
+  const explain = (name: string) => evaluator.explain(name, { appName: 'a' })!
+  t.equal(explain('no-list').strategies.result, false, 'no strategy list is false')
+  t.equal(explain('empty').strategies.result, true, 'no strategies follows the environment')
+  t.equal(explain('empty-off').strategies.result, false)
+  t.equal(explain('all-disabled').strategies.result, true, 'only disabled strategies: SDKs see none, so the environment decides')
+  t.equal(explain('all-disabled').isEnabled, true)
+  t.equal(explain('unknown-failing').strategies.result, false, 'an unknown strategy whose constraints fail is false')
+  t.equal(explain('off-but-true').strategies.result, true)
+  t.equal(explain('off-but-true').isEnabled, false, 'isEnabled needs the environment on')
+})
+
+t.test('dependencies are reported and follow the SDK rules', async (t) => {
+  const evaluator = new Evaluator()
+  evaluator.replaceAll(
+    [
+      { name: 'parent', enabled: true, strategies: [{ name: 'userWithId', parameters: { userIds: 'u1' } }] },
+      { name: 'child', enabled: true, strategies: [], dependencies: [{ feature: 'parent' }] },
+      { name: 'anti-child', enabled: true, strategies: [], dependencies: [{ feature: 'parent', enabled: false }] },
+    ],
+    [],
+  )
+  t.equal(evaluator.explain('child', { userId: 'u1' })!.hasUnsatisfiedDependency, false)
+  t.equal(evaluator.explain('child', { userId: 'u1' })!.isEnabled, true)
+  t.equal(evaluator.explain('child', { userId: 'u2' })!.hasUnsatisfiedDependency, true)
+  t.equal(evaluator.explain('child', { userId: 'u2' })!.isEnabled, false)
+  t.equal(evaluator.explain('anti-child', { userId: 'u2' })!.isEnabled, true, 'enabled:false wants the parent off')
+})
+
+// The client specification is a corpus of every kind of flag: explain must
+// answer exactly what evaluate answers for each of its contexts.
+t.test('explain agrees with evaluate on every client-specification case', async (t) => {
+  const require = createRequire(import.meta.url)
+  const specDir = path.dirname(require.resolve('@unleash/client-specification/specifications/index.json'))
+  const files: string[] = JSON.parse(readFileSync(path.join(specDir, 'index.json'), 'utf8'))
+  let compared = 0
+  const disagreements: unknown[] = []
+  for (const file of files) {
+    const spec = JSON.parse(readFileSync(path.join(specDir, file), 'utf8'))
+    if (!spec.state.features) continue
+    const evaluator = new Evaluator({ random: () => 0.42 })
+    evaluator.replaceAll(spec.state.features, spec.state.segments ?? [])
+    const contexts: EvalContext[] = [...(spec.tests ?? []), ...(spec.variantTests ?? [])].map((c: { context: EvalContext }) => c.context)
+    for (const ctx of [{}, ...contexts]) {
+      for (const name of evaluator.featureNames()) {
+        const explained = evaluator.explain(name, ctx)!
+        const evaluated = evaluator.evaluate(name, ctx)
+        compared++
+        if (explained.isEnabled !== evaluated.enabled || JSON.stringify(explained.variant) !== JSON.stringify(evaluated.variant)) {
+          disagreements.push({ file, name, ctx, explained: [explained.isEnabled, explained.variant], evaluated })
+        }
+      }
+    }
+  }
+  t.same(disagreements, [], `${compared} explanations agree with evaluate`)
+})
