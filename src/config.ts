@@ -12,7 +12,9 @@ export interface Config {
   allowFallbackHttp: boolean
   publicUrl: string
   metricsFlushMs: number
+  potentiallyStaleCheckMs: number
   defaultAdminUsername: string
+  schedulerIntervalMs: number
   defaultAdminPassword: string | undefined
 }
 
@@ -42,7 +44,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     allowFallbackHttp: env.ALLOW_HTTP_FALLBACK === '1',
     publicUrl: (env.UNLEASH_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
     metricsFlushMs: integer(env.METRICS_FLUSH_MS, 1000, 'METRICS_FLUSH_MS'),
+    // How often flags past their type's lifetime are marked potentially stale.
+    potentiallyStaleCheckMs: integer(env.POTENTIALLY_STALE_CHECK_MS, 60_000, 'POTENTIALLY_STALE_CHECK_MS') || 60_000,
     defaultAdminUsername: env.UNLEASH_DEFAULT_ADMIN_USERNAME || 'admin',
+    schedulerIntervalMs: integer(env.SCHEDULER_INTERVAL_MS, 1000, 'SCHEDULER_INTERVAL_MS'),
     defaultAdminPassword: env.UNLEASH_DEFAULT_ADMIN_PASSWORD || undefined,
   }
 }

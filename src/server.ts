@@ -19,6 +19,7 @@ import { segmentRoutes } from './api/segments.routes.js'
 import { strategyTypeRoutes } from './api/strategy-types.routes.js'
 import { variantRoutes } from './api/variants.routes.js'
 import { accessRoutes } from './api/access.routes.js'
+import { changeRequestRoutes, startChangeRequestScheduler } from './api/change-requests.routes.js'
 import { patRoutes } from './api/pats.routes.js'
 import { signupTokenRoutes } from './api/signup-tokens.routes.js'
 import { userRoutes } from './api/users.routes.js'
@@ -34,34 +35,57 @@ import { authenticator } from './read/tokens.js'
 import { Sessions } from './read/sessions.js'
 import { UserActivity } from './read/user-activity.js'
 import { EventLog } from './store/log.js'
+import { startPotentiallyStaleJob } from './actors/potentially-stale-job.js'
+import { exportImportRoutes } from './api/export-import.routes.js'
+import { favoriteRoutes } from './api/favorites.routes.js'
+import { featureTypeRoutes } from './api/feature-types.routes.js'
+import { lifecycleRoutes } from './api/lifecycle.routes.js'
+import { projectOverviewRoutes } from './api/project-overview.routes.js'
+import { tagRoutes } from './api/tags.routes.js'
+import type { EventRecord } from './domain/events.js'
+import { isOutsideClientPayload } from './domain/project-curation.js'
+import { LifecycleStages } from './read/lifecycle-stages.js'
+import { ProjectInsights } from './read/project-insights.js'
 
 export interface RunningServer {
   port: number
   createdAdminToken?: string
   createdAdminPassword?: string
   replayed: number
+  // The route table, for tests that walk every route.
+  routes: { method: string; path: string; access: string; permission?: string | string[] }[]
   close(): Promise<void>
 }
 
-// Which committed events can change what SDKs are served.
-const touchesClientPayload = (type: string) => !isInstanceEvent(type) || type.startsWith('segment-')
+export interface ServerOptions {
+  // Stamps every command and drives time windows and jobs; tests pass a fake one.
+  clock?: () => Date
+}
 
-export const startServer = async (config: Config): Promise<RunningServer> => {
+// Which committed events can change what SDKs are served.
+const touchesClientPayload = (type: string) => (!isInstanceEvent(type) || type.startsWith('segment-')) && !isOutsideClientPayload(type)
+
+export const startServer = async (config: Config, options: ServerOptions = {}): Promise<RunningServer> => {
   mkdirSync(config.dataDir, { recursive: true })
   const log = EventLog.open(config.dataDir)
   const recovered = recover(log)
-  const registry = new Registry(recovered.instance, recovered.projects, recovered.lastId)
+  const registry = new Registry(recovered.instance, recovered.projects, recovered.lastId, recovered.changeRequests)
   const fatal = (error: unknown) => {
     console.error('fatal: a log commit failed; exiting so that the log is replayed on restart', error)
     process.exit(70)
   }
   const dispatcher = new Dispatcher(log, registry, () => buildWorld(registry), fatal)
+  const clock = options.clock ?? (() => new Date())
+  // Project overview figures: the log is read once here, then each commit is folded in.
+  const insights = new ProjectInsights(clock)
+  insights.apply(log.from(1) as Iterable<EventRecord>)
+  dispatcher.onCommitted((records) => insights.apply(records))
 
   let clientRevision = recovered.lastId
   let sinceSnapshot = recovered.replayed
   let snapshotting: Promise<void> | undefined
   const saveSnapshot = async () => {
-    const entries = snapshotEntries(registry.committedInstance, registry.committedProjects, registry.lastCommittedId)
+    const entries = snapshotEntries(registry.committedInstance, registry.committedProjects, registry.committedChangeRequests, registry.lastCommittedId)
     sinceSnapshot = 0
     await log.saveSnapshots(snapshotFormat, entries)
   }
@@ -90,11 +114,12 @@ export const startServer = async (config: Config): Promise<RunningServer> => {
     log,
     clientFeatures: new ClientFeatures(readSource),
     lastSeen: new LastSeen(log.side<string>('last-seen')),
+    lifecycleStages: new LifecycleStages(log.side<string>('lifecycle-stages')),
     applications: new Applications(),
     sessions,
     activity: new UserActivity(log.side('user-activity')),
     config,
-    clock: () => new Date(),
+    clock,
   }
   const { createdAdminToken, createdAdminPassword } = await bootstrap(config, registry, dispatcher)
 
@@ -117,6 +142,13 @@ export const startServer = async (config: Config): Promise<RunningServer> => {
     ...accessRoutes(deps),
     ...patRoutes(deps),
     ...signupTokenRoutes(deps),
+    ...changeRequestRoutes(deps),
+    ...tagRoutes(deps),
+    ...featureTypeRoutes(deps),
+    ...lifecycleRoutes(deps),
+    ...favoriteRoutes(deps),
+    ...projectOverviewRoutes(deps, insights),
+    ...exportImportRoutes(deps),
   ]
   const http = await startHttpServer({
     host: config.host,
@@ -130,17 +162,26 @@ export const startServer = async (config: Config): Promise<RunningServer> => {
     maxBodyBytes: config.maxBodyBytes,
     allowFallback: config.allowFallbackHttp,
   })
+  const stopScheduler = startChangeRequestScheduler(deps, config.schedulerIntervalMs)
   const flushTimer = setInterval(() => void deps.lastSeen.flush().catch(fatal), config.metricsFlushMs)
   flushTimer.unref()
+  const stagesTimer = setInterval(() => void deps.lifecycleStages.flush().catch(fatal), config.metricsFlushMs)
+  stagesTimer.unref()
+  const potentiallyStale = startPotentiallyStaleJob({ registry, dispatcher, clock, intervalMs: config.potentiallyStaleCheckMs })
 
   return {
     port: http.port,
     createdAdminToken,
     createdAdminPassword,
     replayed: recovered.replayed,
+    routes: routes.map(({ method, path, access, permission }) => ({ method, path, access, permission })),
     close: async () => {
       http.close()
       clearInterval(flushTimer)
+      stopScheduler()
+      clearInterval(stagesTimer)
+      await potentiallyStale.stop()
+      await deps.lifecycleStages.flush()
       await snapshotting
       await deps.lastSeen.flush()
       await saveSnapshot()

@@ -1,11 +1,13 @@
+import type { DistributiveOmit } from '../domain/type-utils.js'
 import { DomainError, notFound } from '../domain/errors.js'
 import type { EventDraft, EventRecord } from '../domain/events.js'
 import { withFeatureTags } from '../domain/event-tags.js'
-import type { InstanceCommand } from '../domain/instance.js'
-import type { ProjectCommand } from '../domain/project.js'
+import type { ChangeRequestCommand } from '../domain/change-requests.js'
+import { decideInstance, evolveInstance, type InstanceCommand } from '../domain/instance.js'
+import { decideProject, type ProjectCommand } from '../domain/project.js'
 import type { EventLog } from '../store/log.js'
 import type { Decision } from './decision.js'
-import type { InstanceActor, ProjectActor, Registry } from './registry.js'
+import type { ChangeRequestActor, InstanceActor, ProjectActor, Registry } from './registry.js'
 
 export type CommittedListener = (records: EventRecord[]) => void
 
@@ -16,7 +18,6 @@ export const indexKeysOf = (record: EventRecord): string[] => {
   return keys
 }
 
-type DistributiveOmit<T, K extends keyof any> = T extends unknown ? Omit<T, K> : never
 export type ProjectCommandInput = DistributiveOmit<ProjectCommand, 'world'>
 
 // Sends a command to its actor, appends what was decided to the log and resolves once it is durable.
@@ -62,7 +63,65 @@ export class Dispatcher {
     })
   }
 
-  private decide(actor: InstanceActor | ProjectActor, command: InstanceCommand | ProjectCommand): EventDraft[] {
+  async toChangeRequest(id: number, command: ChangeRequestCommand): Promise<EventRecord[]> {
+    const isCreate = command.type === 'changeRequest.create'
+    const actor = isCreate ? this.registry.spawnChangeRequest(id) : this.registry.changeRequest(id)
+    if (!actor) throw notFound(`Could not find change request ${id}`)
+    let events: EventDraft[]
+    try {
+      events = this.decide(actor, command)
+    } catch (error) {
+      if (isCreate) this.registry.forgetChangeRequest(id)
+      throw error
+    }
+    const decided = actor.getSnapshot().context.request!
+    return this.commit(events, () => {
+      this.registry.committedChangeRequests.set(id, decided)
+    })
+  }
+
+  // Applying a change request: the project's changes, any segment changes and the request's own
+  // step are decided first without touching an actor, then sent, then written in ONE log append.
+  async applyChangeRequest(
+    id: number,
+    step: ChangeRequestCommand,
+    projectId: string,
+    projectCommands: ProjectCommandInput[],
+    instanceCommands: InstanceCommand[],
+  ): Promise<EventRecord[]> {
+    const requestActor = this.registry.changeRequest(id)
+    if (!requestActor) throw notFound(`Could not find change request ${id}`)
+    const state = requestActor.getSnapshot().context.request?.state
+    if (state !== 'Approved' && state !== 'Scheduled') this.decide(requestActor, step)
+    const projectActor = this.registry.project(projectId)
+    if (!projectActor) throw notFound(`Project ${projectId} does not exist`)
+    const batch = { type: 'batch', commands: projectCommands.map((c) => ({ ...c, world: this.buildWorld() })), meta: step.meta, world: this.buildWorld() } as ProjectCommand
+    const projectState = projectActor.getSnapshot().context.state
+    if (!projectState) throw notFound(`Project ${projectId} does not exist`)
+    const precheck = decideProject(projectState, batch)
+    if (!precheck.ok) throw precheck.error
+    let instanceState = this.registry.decidedInstance()
+    for (const command of instanceCommands) {
+      const result = decideInstance(instanceState, command)
+      if (!result.ok) throw result.error
+      instanceState = result.value.reduce(evolveInstance, instanceState)
+    }
+    const events = [
+      ...(projectCommands.length > 0 ? this.decide(projectActor, batch) : []),
+      ...instanceCommands.flatMap((command) => this.decide(this.registry.instance, command)),
+      ...this.decide(requestActor, step),
+    ]
+    const decidedProject = projectActor.getSnapshot().context.state
+    const decidedInstance = this.registry.decidedInstance()
+    const decidedRequest = requestActor.getSnapshot().context.request!
+    return this.commit(withFeatureTags(events, decidedProject), () => {
+      if (decidedProject) this.registry.committedProjects.set(projectId, decidedProject)
+      this.registry.committedInstance = decidedInstance
+      this.registry.committedChangeRequests.set(id, decidedRequest)
+    })
+  }
+
+  private decide(actor: InstanceActor | ProjectActor | ChangeRequestActor, command: InstanceCommand | ProjectCommand | ChangeRequestCommand): EventDraft[] {
     let decision: Decision | undefined
     const subscription = (actor as InstanceActor).on('*', (emitted) => {
       decision = emitted

@@ -1,3 +1,5 @@
+import type { ChangeRequest } from '../domain/change-request-state.js'
+import { evolveChangeRequest, isChangeRequestEvent } from '../domain/change-requests.js'
 import type { EventRecord } from '../domain/events.js'
 import { evolveInstance, isInstanceEvent } from '../domain/instance.js'
 import { emptyInstance, type InstanceState } from '../domain/instance-state.js'
@@ -6,17 +8,26 @@ import type { ProjectState } from '../domain/project-state.js'
 import type { EventLog, SnapshotEntry } from '../store/log.js'
 
 // Bump whenever the shape of a state changes: older snapshots are then ignored and the log replayed.
-export const snapshotFormat = 3
+export const snapshotFormat = 4
 
 export interface Recovered {
   instance: InstanceState
   projects: Map<string, ProjectState>
+  changeRequests: Map<number, ChangeRequest>
   lastId: number
   replayed: number
   fromSnapshot: boolean
 }
 
-export const applyRecord = (world: { instance: InstanceState; projects: Map<string, ProjectState> }, record: EventRecord): void => {
+type World = { instance: InstanceState; projects: Map<string, ProjectState>; changeRequests: Map<number, ChangeRequest> }
+
+export const applyRecord = (world: World, record: EventRecord): void => {
+  if (isChangeRequestEvent(record.type)) {
+    const id = record.data?.changeRequestId as number
+    const next = evolveChangeRequest(world.changeRequests.get(id), record)
+    if (next) world.changeRequests.set(id, next)
+    return
+  }
   if (isInstanceEvent(record.type)) {
     world.instance = evolveInstance(world.instance, record)
     return
@@ -29,11 +40,12 @@ export const applyRecord = (world: { instance: InstanceState; projects: Map<stri
 
 export const recover = (log: EventLog): Recovered => {
   const snapshots = log.loadSnapshots(snapshotFormat)
-  const world = { instance: emptyInstance(), projects: new Map<string, ProjectState>() }
+  const world: World = { instance: emptyInstance(), projects: new Map(), changeRequests: new Map() }
   let from = 1
   if (snapshots && snapshots.length > 0) {
     for (const entry of snapshots) {
       if (entry.key === 'instance') world.instance = entry.state as InstanceState
+      else if (entry.key.startsWith('changeRequest:')) world.changeRequests.set(Number(entry.key.slice('changeRequest:'.length)), entry.state as ChangeRequest)
       else world.projects.set(entry.key.slice('project:'.length), entry.state as ProjectState)
     }
     from = Math.min(...snapshots.map((s) => s.lastId)) + 1
@@ -46,7 +58,13 @@ export const recover = (log: EventLog): Recovered => {
   return { ...world, lastId: log.lastId, replayed, fromSnapshot: from > 1 }
 }
 
-export const snapshotEntries = (instance: InstanceState, projects: ReadonlyMap<string, ProjectState>, lastId: number): SnapshotEntry[] => [
+export const snapshotEntries = (
+  instance: InstanceState,
+  projects: ReadonlyMap<string, ProjectState>,
+  changeRequests: ReadonlyMap<number, ChangeRequest>,
+  lastId: number,
+): SnapshotEntry[] => [
   { key: 'instance', lastId, state: instance },
   ...[...projects].map(([id, state]) => ({ key: `project:${id}`, lastId, state })),
+  ...[...changeRequests].map(([id, state]) => ({ key: `changeRequest:${id}`, lastId, state })),
 ]

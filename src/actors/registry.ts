@@ -1,11 +1,14 @@
 import { createActor, type Actor } from 'xstate'
+import type { ChangeRequest } from '../domain/change-request-state.js'
 import type { InstanceState } from '../domain/instance-state.js'
 import type { ProjectState } from '../domain/project-state.js'
+import { changeRequestMachine } from './change-request.machine.js'
 import { instanceMachine } from './instance.machine.js'
 import { projectMachine } from './project.machine.js'
 
 export type ProjectActor = Actor<typeof projectMachine>
 export type InstanceActor = Actor<typeof instanceMachine>
+export type ChangeRequestActor = Actor<typeof changeRequestMachine>
 
 // Two views of every aggregate: the actors' decided state (what the next command is decided against)
 // and the committed state (what is durable: the only thing reads and snapshots see).
@@ -15,8 +18,19 @@ export class Registry {
   committedInstance: InstanceState
   readonly committedProjects = new Map<string, ProjectState>()
   lastCommittedId: number
+  private readonly changeRequestActors = new Map<number, ChangeRequestActor>()
+  readonly committedChangeRequests = new Map<number, ChangeRequest>()
 
-  constructor(instance: InstanceState, projects: Map<string, ProjectState>, lastCommittedId: number) {
+  constructor(
+    instance: InstanceState,
+    projects: Map<string, ProjectState>,
+    lastCommittedId: number,
+    changeRequests: Map<number, ChangeRequest> = new Map(),
+  ) {
+    for (const [id, request] of changeRequests) {
+      this.changeRequestActors.set(id, createActor(changeRequestMachine, { input: { request } }).start())
+      this.committedChangeRequests.set(id, request)
+    }
     this.instance = createActor(instanceMachine, { input: { state: instance } }).start()
     this.committedInstance = instance
     for (const [id, state] of projects) {
@@ -24,6 +38,35 @@ export class Registry {
       this.committedProjects.set(id, state)
     }
     this.lastCommittedId = lastCommittedId
+  }
+
+  changeRequest(id: number): ChangeRequestActor | undefined {
+    return this.changeRequestActors.get(id)
+  }
+
+  // Ids are handed out from decided state, so two new requests decided in one tick never share one.
+  nextChangeRequestId(): number {
+    return Math.max(0, ...this.changeRequestActors.keys()) + 1
+  }
+
+  spawnChangeRequest(id: number): ChangeRequestActor {
+    const actor = createActor(changeRequestMachine, { input: { request: undefined } }).start()
+    this.changeRequestActors.set(id, actor)
+    return actor
+  }
+
+  forgetChangeRequest(id: number): void {
+    this.changeRequestActors.get(id)?.stop()
+    this.changeRequestActors.delete(id)
+  }
+
+  decidedChangeRequests(): ChangeRequest[] {
+    const result: ChangeRequest[] = []
+    for (const actor of this.changeRequestActors.values()) {
+      const request = actor.getSnapshot().context.request
+      if (request) result.push(request)
+    }
+    return result
   }
 
   project(id: string): ProjectActor | undefined {

@@ -119,6 +119,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => [
         for (const project of projects.values()) {
           if (project.features.has(name)) {
             deps.lastSeen.record(name, environment, now)
+            deps.lifecycleStages.observeMetrics(project.features.get(name)!, deps.registry.committedInstance.environments.get(environment), now)
             break
           }
         }

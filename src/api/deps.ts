@@ -5,6 +5,7 @@ import type { CommandMeta } from '../domain/events.js'
 import type { Request } from '../http/types.js'
 import type { ClientFeatures } from '../read/client-features.js'
 import type { LastSeen } from '../read/last-seen.js'
+import type { LifecycleStages } from '../read/lifecycle-stages.js'
 import type { EventLog } from '../store/log.js'
 import type { Applications } from '../read/applications.js'
 import type { Sessions } from '../read/sessions.js'
@@ -16,6 +17,7 @@ export interface ApiDeps {
   log: EventLog
   clientFeatures: ClientFeatures
   lastSeen: LastSeen
+  lifecycleStages: LifecycleStages
   applications: Applications
   sessions: Sessions
   activity: UserActivity
@@ -32,6 +34,7 @@ export const metaOf = (deps: Pick<ApiDeps, 'clock'>, req: Request): CommandMeta 
     name: req.principal?.name ?? 'unleash_system_user',
     userId: req.principal ? req.principal.userId ?? adminTokenUserId : -1337,
   },
+  mayBypassChangeRequests: (environment) => req.principal?.can('SKIP_CHANGE_REQUEST', req.params.projectId, environment) === true,
 })
 
 export const json = (body: unknown, status = 200) => ({ status, body })

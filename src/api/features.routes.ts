@@ -19,9 +19,9 @@ import { parse } from './parse.js'
 const featurePath = '/api/admin/projects/:projectId/features/:featureName'
 
 export const featureRoutes = (deps: ApiDeps): Route[] => {
-  const view = (projectId: string, featureName: string) => {
+  const view = (projectId: string, featureName: string, req?: Request) => {
     const project = committedProject(deps, projectId)
-    return featureView(committedFeature(deps, projectId, featureName), viewContext(deps, project))
+    return featureView(committedFeature(deps, projectId, featureName), viewContext(deps, project, req))
   }
 
   const archivedList = (filter: (f: Feature) => boolean) => {
@@ -68,7 +68,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       handler: (req) => {
         const project = committedProject(deps, req.params.projectId)
-        const ctx = viewContext(deps, project)
+        const ctx = viewContext(deps, project, req)
         const features = [...project.features.values()].filter((f) => !f.archived).map((f) => featureView(f, ctx))
         return json({ version: 2, features })
       },
@@ -91,7 +91,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: featurePath,
       access: 'admin',
-      handler: (req) => json(view(req.params.projectId, req.params.featureName)),
+      handler: (req) => json(view(req.params.projectId, req.params.featureName, req)),
     },
     {
       method: 'PUT',
@@ -148,10 +148,10 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: '/api/admin/features',
       access: 'admin',
-      handler: () => {
+      handler: (req) => {
         const features = []
         for (const project of deps.registry.committedProjects.values()) {
-          const ctx = viewContext(deps, project)
+          const ctx = viewContext(deps, project, req)
           for (const feature of project.features.values()) if (!feature.archived) features.push(featureView(feature, ctx))
         }
         return json({ version: 2, features })

@@ -2,6 +2,8 @@ import { notFound } from '../domain/errors.js'
 import type { Feature, ProjectState } from '../domain/project-state.js'
 import { childrenIn, type AdminViewContext } from '../read/admin-views.js'
 import type { ApiDeps } from './deps.js'
+import type { Request } from '../http/types.js'
+import { viewerKey } from './viewer.js'
 
 export const committedProject = (deps: ApiDeps, projectId: string): ProjectState => {
   const project = deps.registry.committedProjects.get(projectId)
@@ -23,8 +25,10 @@ export const locateFeature = (deps: ApiDeps, featureName: string): Feature | und
   return undefined
 }
 
-export const viewContext = (deps: ApiDeps, project: ProjectState): AdminViewContext => ({
+export const viewContext = (deps: ApiDeps, project: ProjectState, req?: Request): AdminViewContext => ({
   environments: deps.registry.committedInstance.environments,
   lastSeen: (feature, environment) => deps.lastSeen.of(feature, environment),
   childrenOf: childrenIn(project),
+  viewer: req && viewerKey(req),
+  metricStages: (feature) => deps.lifecycleStages.of(feature),
 })

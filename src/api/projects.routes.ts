@@ -7,6 +7,8 @@ import { createFeatureStrategySchema } from '../schemas/shared.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { committedProject, viewContext } from './lookups.js'
 import { parse } from './parse.js'
+import { isFavoriteOf } from '../domain/favorites.js'
+import { viewerKey } from './viewer.js'
 
 const freeProjectId = (deps: ApiDeps, name: string): string => {
   const base = slugify(name)
@@ -19,8 +21,8 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     method: 'GET',
     path: '/api/admin/projects',
     access: 'admin',
-    handler: () => {
-      const projects = [...deps.registry.committedProjects.values()].map(projectSummaryView)
+    handler: (req) => {
+      const projects = [...deps.registry.committedProjects.values()].map((p) => ({ ...projectSummaryView(p), favorite: isFavoriteOf(p.favoritedBy, viewerKey(req)) }))
       projects.sort((a, b) => a.name.localeCompare(b.name))
       return json({ version: 1, projects })
     },
@@ -45,9 +47,9 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     handler: (req) => {
       const project = committedProject(deps, req.params.projectId)
-      const ctx = viewContext(deps, project)
+      const ctx = viewContext(deps, project, req)
       const features = [...project.features.values()].filter((f) => !f.archived).map((f) => featureView(f, ctx))
-      return json({ ...projectSummaryView(project), version: 1, features, members: 0 })
+      return json({ ...projectSummaryView(project), favorite: isFavoriteOf(project.favoritedBy, viewerKey(req)), version: 1, features, members: 0 })
     },
   },
   {

@@ -62,6 +62,8 @@ export interface EventRecord extends EventDraft {
 export interface CommandMeta {
   now: string
   actor: { name: string; userId: number | null }
+  // Whether the caller may write directly where change requests are required (SKIP_CHANGE_REQUEST).
+  mayBypassChangeRequests?: (environment: string) => boolean
 }
 
 export const draft = (

@@ -25,7 +25,7 @@ export interface ImportFacts {
   featureLocation: (name: string) => { project: string; archived: boolean } | undefined
   strategyTypes: ReadonlyMap<string, StrategyType>
   contextFields: ReadonlyMap<string, ContextField>
-  segments: Iterable<Segment>
+  segments: readonly Segment[]
   environments: ReadonlyMap<string, Environment>
 }
 
@@ -89,7 +89,7 @@ const namingCheck = (project: ProjectState | undefined, names: string[]): Import
   const description = naming.description ? ` The pattern is described as follows: "${naming.description}"` : ''
   return {
     message: `Features imported into this project must match the project's feature naming pattern: "${naming.pattern}".${example}${description} The following features do not match the pattern:`,
-    affectedItems: [...invalid].sort(),
+    affectedItems: [...new Set(invalid)].sort(),
   }
 }
 

@@ -77,6 +77,28 @@ export const decideUpdateTags = (
   return tagChangeEvents(state, found.value, changes, tags, meta)
 }
 
+// PUT /api/admin/projects/:projectId/tags: the same changes on several flags of the project.
+export const decideBulkUpdateTags = (
+  state: ProjectState,
+  featureNames: string[],
+  changes: TagChanges,
+  tags: TagWorld,
+  meta: CommandMeta,
+): Result<EventDraft[]> => {
+  const events: EventDraft[] = []
+  let created: Tag[] = []
+  for (const name of new Set(featureNames)) {
+    const feature = state.features.get(name)
+    if (!feature) return fail(badData('Tried to change tags of feature not belonging to project'))
+    const knownNow: TagWorld = { tagTypeExists: tags.tagTypeExists, tagExists: (t) => tags.tagExists(t) || hasTag(created, t) }
+    const decided = tagChangeEvents(state, feature, changes, knownNow, meta)
+    if (!decided.ok) return decided
+    events.push(...decided.value)
+    created = [...created, ...changes.added]
+  }
+  return ok(events)
+}
+
 // Deleting a tag type takes its tags off every flag first (Unleash cascades in SQL, without events).
 export const decideDropTagType = (state: ProjectState, type: string, meta: CommandMeta): Result<EventDraft[]> => {
   const events: EventDraft[] = []

@@ -4,7 +4,7 @@ import type { Result } from './errors.js'
 import type { CommandMeta, EventDraft } from './events.js'
 import { decideFavoriteFeature, decideFavoriteProject, evolveFavorites } from './favorites.js'
 import { decideImport, type ImportPlan } from './feature-import.js'
-import { decideAddTag, decideDropTagType, decideRemoveTag, decideUpdateTags, evolveFeatureTags, type TagChanges, type TagWorld } from './feature-tags.js'
+import { decideAddTag, decideBulkUpdateTags, decideDropTagType, decideRemoveTag, decideUpdateTags, evolveFeatureTags, type TagChanges, type TagWorld } from './feature-tags.js'
 import type { Lifetimes } from './feature-types.js'
 import { decideCompleteFeature, decideUncompleteFeature, evolveLifecycle } from './lifecycle.js'
 import type { ProjectState } from './project-state.js'
@@ -17,6 +17,7 @@ export type CurationCommand =
   | { type: 'tag.add'; feature: string; tag: Tag; tags: TagWorld }
   | { type: 'tag.remove'; feature: string; tag: Tag; tags: TagWorld }
   | { type: 'tags.update'; feature: string; update: { set: Tag[] } | { changes: TagChanges }; tags: TagWorld }
+  | { type: 'tags.bulkUpdate'; features: string[]; changes: TagChanges; tags: TagWorld }
   | { type: 'tags.dropType'; tagType: string }
   | { type: 'feature.setStale'; names: string[]; stale: boolean }
   | { type: 'feature.markPotentiallyStale'; lifetimes: Lifetimes }
@@ -36,6 +37,8 @@ export const decideCuration = (state: ProjectState, command: CurationCommand, wo
       return decideRemoveTag(state, command.feature, command.tag, command.tags, world, meta)
     case 'tags.update':
       return decideUpdateTags(state, command.feature, command.update, command.tags, world, meta)
+    case 'tags.bulkUpdate':
+      return decideBulkUpdateTags(state, command.features, command.changes, command.tags, meta)
     case 'tags.dropType':
       return decideDropTagType(state, command.tagType, meta)
     case 'feature.setStale':
@@ -74,3 +77,10 @@ export const evolveCuration = (state: ProjectState, event: EventDraft): ProjectS
       return state
   }
 }
+
+// Events that change nothing an SDK is served: the client payload's revision need not move for them.
+const notInClientPayload = new Set<string>([
+  'feature-favorited', 'feature-unfavorited', 'project-favorited', 'project-unfavorited', 'feature-completed',
+  'feature-uncompleted', 'feature-potentially-stale-on', 'features-exported', 'tag-created',
+])
+export const isOutsideClientPayload = (type: string): boolean => notInClientPayload.has(type)

@@ -4,7 +4,8 @@ import type { CreateFeatureStrategy, FeatureVariant } from '../schemas/shared.js
 import { decideAddDependency, decideRemoveDependency } from './dependencies.js'
 import { decideAccess, emptyAccess, evolveAccess, type AccessCommand } from './project-access.js'
 import { decideSetEnvironmentVariants } from './feature-variants.js'
-import type { Result } from './errors.js'
+import { fail, notFound, ok, type Result } from './errors.js'
+import { checkChangeRequestRequirement, decideChangeRequestConfig } from './change-request-rules.js'
 import type { CommandMeta, EventDraft } from './events.js'
 import {
   decideArchiveFeatures,
@@ -59,13 +60,21 @@ export type ProjectCommand = WithMeta<
   | { type: 'dependency.remove'; feature: string; parent?: string }
   | AccessCommand
   | CurationCommand
+  | { type: 'batch'; commands: ProjectCommand[] }
+  | { type: 'changeRequestConfig.set'; environment: string; changeRequestsEnabled: boolean; requiredApprovals: number }
 >
 
 export type ProjectCommandType = ProjectCommand['type']
 
 export const decideProject = (state: ProjectState, command: ProjectCommand): Result<EventDraft[]> => {
   const { meta, world } = command
+  const blocked = checkChangeRequestRequirement(state, command as Parameters<typeof checkChangeRequestRequirement>[1])
+  if (blocked) return fail(blocked)
   switch (command.type) {
+    case 'batch':
+      return decideBatch(state, command.commands)
+    case 'changeRequestConfig.set':
+      return decideChangeRequestConfig(state, command.environment, command.changeRequestsEnabled, command.requiredApprovals, meta)
     case 'project.create':
       return decideCreateProject(state, command.id, command.input, world, meta)
     case 'project.update':
@@ -115,6 +124,20 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
     default:
       return decideCuration(state, command, world, meta, evolveProject)
   }
+}
+
+// All or nothing: each command is decided against the state the ones before it leave.
+const decideBatch = (state: ProjectState, commands: ProjectCommand[]): Result<EventDraft[]> => {
+  const events: EventDraft[] = []
+  let current: ProjectState | undefined = state
+  for (const command of commands) {
+    if (!current) return fail(notFound('The project no longer exists'))
+    const result = decideProject(current, command)
+    if (!result.ok) return result
+    events.push(...result.value)
+    current = result.value.reduce(evolveProject, current)
+  }
+  return ok(events)
 }
 
 const emptyFeatureEnvironment = (): FeatureEnvironment => ({ enabled: false, strategies: [], variants: [] })
@@ -179,6 +202,11 @@ export const evolveProject = (state: ProjectState | undefined, event: EventDraft
       for (const [name, feature] of state.features) features.set(name, { ...feature, environments: withoutEntry(feature.environments, environment) })
       return { ...state, environments: withoutEntry(state.environments, environment), features }
     }
+    case 'change-request-configuration-updated':
+      return {
+        ...state,
+        environments: updateEntry(state.environments, String(event.environment), (env) => ({ ...env, ...event.data })),
+      }
     case 'default-strategy-updated':
       return {
         ...state,

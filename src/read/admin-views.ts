@@ -1,13 +1,23 @@
 import type { ApiToken, Environment } from '../domain/instance-state.js'
 import type { Feature, FeatureEnvironment, ProjectState, Strategy } from '../domain/project-state.js'
 import { orderedStrategies } from '../domain/strategies.js'
+import type { LifecycleStage } from '../domain/project-state.js'
+import { isFavoriteOf } from '../domain/favorites.js'
+import { mergeLifecycle } from '../domain/lifecycle.js'
 
 // Shapes of the admin API (INTERFACE 2.5, 2.8, 2.9), computed from committed state on request.
 export interface AdminViewContext {
   environments: ReadonlyMap<string, Environment>
   lastSeen: (feature: string, environment: string) => string | null
   childrenOf: (feature: string) => string[]
+  // Who asks (favorites are per caller) and the metric-driven lifecycle stages; absent: none.
+  viewer?: string
+  metricStages?: (feature: string) => LifecycleStage[]
 }
+
+// Stored stages merged with the metric-driven ones, oldest first (GET .../lifecycle).
+export const featureLifecycle = (feature: Feature, ctx: Pick<AdminViewContext, 'metricStages'>): LifecycleStage[] =>
+  ctx.metricStages ? mergeLifecycle(feature.lifecycle, ctx.metricStages(feature.name)) : feature.lifecycle
 
 export const strategyView = (strategy: Strategy, featureName: string) => ({
   id: strategy.id,
@@ -60,7 +70,8 @@ export const featureView = (feature: Feature, ctx: AdminViewContext) => {
     project: feature.project,
     enabled: environments.some((e) => e.enabled),
     stale: feature.stale,
-    favorite: false,
+    potentiallyStale: feature.potentiallyStale ?? false,
+    favorite: isFavoriteOf(feature.favoritedBy, ctx.viewer),
     impressionData: feature.impressionData,
     archived: feature.archived,
     createdAt: feature.createdAt,
@@ -72,7 +83,7 @@ export const featureView = (feature: Feature, ctx: AdminViewContext) => {
     tags: feature.tags,
     children: ctx.childrenOf(feature.name),
     dependencies: feature.dependencies.map((d) => ({ feature: d.feature, enabled: d.enabled, variants: d.variants })),
-    lifecycle: currentStage(feature),
+    lifecycle: currentStage({ ...feature, lifecycle: featureLifecycle(feature, ctx) }),
   }
 }
 
@@ -83,7 +94,8 @@ export const projectHealth = (project: ProjectState): number => {
   const active = [...project.features.values()].filter((f) => !f.archived)
   if (active.length === 0) return 100
   const stale = active.filter((f) => f.stale).length
-  return Math.round(100 - (100 * stale) / active.length)
+  const potentiallyStale = active.filter((f) => !f.stale && f.potentiallyStale === true).length
+  return Math.round(100 - (100 * stale) / active.length - (100 * potentiallyStale) / active.length)
 }
 
 export const projectSummaryView = (project: ProjectState) => ({

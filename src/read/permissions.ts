@@ -27,13 +27,15 @@ const editorRootPermissions = new Set<string>([
 ])
 
 const isProjectPermission = (name: string) => (projectPermissions as readonly string[]).includes(name)
+// Writing past a required change request is for admins and roles that name it, not for owners or editors.
+const impliedProjectPermission = (name: string) => isProjectPermission(name) && name !== 'SKIP_CHANGE_REQUEST'
 
 const grants = (role: Role | undefined, permission: string, environment: string | undefined): boolean => {
   if (!role) return false
   if (role.id === roleIds.admin) return true
-  if (role.id === roleIds.owner) return isProjectPermission(permission)
+  if (role.id === roleIds.owner) return impliedProjectPermission(permission)
   if (role.id === roleIds.member) return memberPermissions.has(permission)
-  if (role.id === roleIds.editor) return editorRootPermissions.has(permission) || isProjectPermission(permission)
+  if (role.id === roleIds.editor) return editorRootPermissions.has(permission) || impliedProjectPermission(permission)
   return role.permissions.some((p: Permission) => p.name === permission && (!p.environment || !environment || p.environment === environment))
 }
 

@@ -1,0 +1,17 @@
+import type { TagWorld } from '../domain/feature-tags.js'
+import type { Registry } from './registry.js'
+
+// Built from decided state right before a tagging command, like the project world.
+export const buildTagWorld = (registry: Registry): TagWorld => {
+  const instance = registry.decidedInstance()
+  const projects = [...registry.decidedProjects()].map(([, state]) => state)
+  return {
+    tagTypeExists: (type) => instance.tagTypes.has(type),
+    tagExists: (tag) =>
+      projects.some((p) => [...p.features.values()].some((f) => f.tags.some((t) => t.type === tag.type && t.value === tag.value))),
+  }
+}
+
+// Projects where some flag carries a tag of this type.
+export const projectsUsingTagType = (registry: Registry, type: string): string[] =>
+  [...registry.decidedProjects()].filter(([, p]) => [...p.features.values()].some((f) => f.tags.some((t) => t.type === type))).map(([id]) => id)

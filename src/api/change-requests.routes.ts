@@ -1,0 +1,380 @@
+import type { DistributiveOmit } from '../domain/type-utils.js'
+import { randomUUID } from 'node:crypto'
+import { segmentUsage } from '../actors/world.js'
+import { changeConflict, defaultChangeFor, featureConflict, segmentActions, stepsFor, targetOf } from '../domain/change-request-changes.js'
+import { isOpen, type Author, type ChangeRequest } from '../domain/change-request-state.js'
+import type { ChangeRequestCommand, NewChange } from '../domain/change-requests.js'
+import { badData, notFound } from '../domain/errors.js'
+import type { CommandMeta } from '../domain/events.js'
+import type { Request, Route } from '../http/types.js'
+import {
+  changeInputsSchema,
+  changeRequestConfigSchema,
+  commentSchema,
+  editChangeSchema,
+  payloadSchemas,
+  stateChangeSchema,
+  titleSchema,
+  type ChangeAction,
+  type ChangeInput,
+} from '../schemas/change-requests.js'
+import { empty, json, metaOf, type ApiDeps } from './deps.js'
+import { committedProject } from './lookups.js'
+import { numericId } from './people-context.js'
+import { parse } from './parse.js'
+
+
+const base = '/api/admin/projects/:projectId/change-requests'
+
+// The permission of the direct endpoint each action stands for.
+const permissionOf: Record<ChangeAction, string> = {
+  updateEnabled: 'UPDATE_FEATURE_ENVIRONMENT',
+  addStrategy: 'CREATE_FEATURE_STRATEGY',
+  updateStrategy: 'UPDATE_FEATURE_STRATEGY',
+  deleteStrategy: 'DELETE_FEATURE_STRATEGY',
+  reorderStrategy: 'UPDATE_FEATURE_STRATEGY',
+  patchVariant: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
+  addDependency: 'UPDATE_FEATURE_DEPENDENCY',
+  deleteDependency: 'UPDATE_FEATURE_DEPENDENCY',
+  archiveFeature: 'DELETE_FEATURE',
+  updateSegment: 'UPDATE_SEGMENT',
+  deleteSegment: 'DELETE_SEGMENT',
+}
+
+const authorOf = (req: Request): Author => ({ id: req.principal?.userId ?? null, username: req.principal?.name ?? 'unknown' })
+const person = (author: Author) => ({ id: author.id, username: author.username, imageUrl: null })
+
+const systemMeta = (deps: ApiDeps, actor: Author): CommandMeta => ({
+  now: deps.clock().toISOString(),
+  actor: { name: actor.username, userId: actor.id },
+  mayBypassChangeRequests: () => true,
+})
+
+export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
+  const instance = () => deps.registry.committedInstance
+  const segmentWorld = () => ({
+    projectExists: (id: string) => deps.registry.project(id)?.getSnapshot().context.state !== undefined,
+    usedInProjects: segmentUsage(deps.registry),
+  })
+
+  const find = (req: Request): ChangeRequest => {
+    const id = numericId(req.params.id, 'id')
+    const request = deps.registry.committedChangeRequests.get(id)
+    if (!request || request.discarded || request.project !== req.params.projectId) throw notFound(`Could not find change request ${id} in project ${req.params.projectId}`)
+    return request
+  }
+
+  const view = (request: ChangeRequest) => {
+    const project = deps.registry.committedProjects.get(request.project)
+    const changeView = (c: ChangeRequest['changes'][number]) => {
+      const conflict = isOpen(request) ? changeConflict(c, request.environment, project, instance()) : undefined
+      return { id: c.id, action: c.action, payload: c.payload, createdAt: c.createdAt, createdBy: person(c.createdBy), ...(conflict ? { conflict } : {}) }
+    }
+    const featureNames = [...new Set(request.changes.filter((c) => !segmentActions.includes(c.action)).map((c) => c.feature ?? ''))]
+    const features = featureNames.map((name) => {
+      const conflict = isOpen(request) ? featureConflict(name, project) : undefined
+      const defaultChange = isOpen(request) ? defaultChangeFor(request, name, project) : undefined
+      return {
+        name,
+        ...(conflict ? { conflict } : {}),
+        changes: request.changes.filter((c) => c.feature === name && !segmentActions.includes(c.action)).map(changeView),
+        ...(defaultChange ? { defaultChange } : {}),
+      }
+    })
+    const segments = request.changes
+      .filter((c) => segmentActions.includes(c.action))
+      .map((c) => {
+        const payload = c.payload as { id: number; name?: string }
+        return { ...changeView(c), id: payload.id, name: instance().segments.get(payload.id)?.name ?? payload.name ?? '', changeId: c.id }
+      })
+    return {
+      id: request.id,
+      title: request.title,
+      environment: request.environment,
+      minApprovals: request.minApprovals,
+      project: request.project,
+      state: request.state,
+      createdAt: request.createdAt,
+      createdBy: person(request.createdBy),
+      features,
+      segments,
+      approvals: request.approvals.map((a) => ({ createdBy: person(a.createdBy), createdAt: a.createdAt })),
+      rejections: request.rejections.map((r) => ({ createdBy: person(r.createdBy), createdAt: r.createdAt })),
+      comments: request.comments.map((c) => ({ id: c.id, text: c.text, createdAt: c.createdAt, createdBy: { username: c.createdBy.username, imageUrl: null } })),
+      ...(request.schedule ? { schedule: { scheduledAt: request.schedule.scheduledAt, status: request.schedule.status, ...(request.schedule.failureReason ? { failureReason: request.schedule.failureReason } : {}), ...(request.schedule.reason ? { reason: request.schedule.reason } : {}) } } : {}),
+      stateTimestamps: request.stateTimestamps,
+    }
+  }
+
+  const projectRequests = (projectId: string) =>
+    [...deps.registry.committedChangeRequests.values()].filter((r) => r.project === projectId && !r.discarded).sort((a, b) => b.id - a.id)
+
+  const step = (req: Request, fields: DistributiveOmit<ChangeRequestCommand, 'meta' | 'author' | 'isAdmin'>): ChangeRequestCommand =>
+    ({ ...fields, meta: metaOf(deps, req), author: authorOf(req), isAdmin: req.principal?.can('ADMIN') === true }) as ChangeRequestCommand
+
+  // Checks a change as its direct endpoint would, and captures its target for later conflict checks.
+  const prepareChange = (req: Request, input: ChangeInput, environment: string): NewChange => {
+    const projectId = req.params.projectId
+    req.authorize(permissionOf[input.action], projectId, environment)
+    const payload = parse(payloadSchemas[input.action], input.payload, 'body')
+    const project = committedProject(deps, projectId)
+    const isSegment = segmentActions.includes(input.action)
+    const feature = isSegment ? null : input.feature ?? null
+    if (!isSegment) {
+      if (!feature) throw badData(`"feature" is required for the action ${input.action}`)
+      const flag = project.features.get(feature)
+      if (!flag) throw notFound(`There's no feature named "${feature}" in project "${projectId}"`)
+      if (flag.archived) throw badData(`The feature flag "${feature}" is archived`)
+    } else if (!instance().segments.has((payload as { id: number }).id)) {
+      throw notFound(`Could not find segment with id ${(payload as { id: number }).id}`)
+    }
+    const change = { feature, action: input.action, payload }
+    return { ...change, snapshot: targetOf(change, environment, project, instance()) }
+  }
+
+  const apply = async (request: ChangeRequest, author: Author, meta: CommandMeta, stepFor: ChangeRequestCommand) => {
+    const project = deps.registry.committedProjects.get(request.project)
+    const conflicts = request.changes.map((c) => changeConflict(c, request.environment, project, instance())).filter(Boolean)
+    if (conflicts.length > 0) throw badData(`Change request ${request.id} conflicts with the current state and cannot be applied: ${conflicts.join('; ')}`)
+    const steps = stepsFor(request, meta, { newStrategyId: randomUUID }, segmentWorld())
+    return deps.dispatcher.applyChangeRequest(request.id, stepFor, request.project, steps.project, steps.instance)
+  }
+
+  const changeState = async (req: Request) => {
+    const request = find(req)
+    const input = parse(stateChangeSchema, req.body)
+    const env = request.environment
+    const id = request.id
+    switch (input.state) {
+      case 'In review':
+        await deps.dispatcher.toChangeRequest(id, step(req, { type: 'state.review' }))
+        break
+      case 'Approved':
+        req.authorize('APPROVE_CHANGE_REQUEST', request.project, env)
+        await deps.dispatcher.toChangeRequest(id, step(req, { type: 'state.approve', comment: input.comment }))
+        break
+      case 'Rejected':
+        req.authorize('APPROVE_CHANGE_REQUEST', request.project, env)
+        await deps.dispatcher.toChangeRequest(id, step(req, { type: 'state.reject', comment: input.comment }))
+        break
+      case 'Cancelled':
+        await deps.dispatcher.toChangeRequest(id, step(req, { type: 'state.cancel' }))
+        break
+      case 'Scheduled':
+        req.authorize('APPLY_CHANGE_REQUEST', request.project, env)
+        if (!input.scheduledAt) throw badData('"scheduledAt" is required to schedule a change request')
+        await deps.dispatcher.toChangeRequest(id, step(req, { type: 'state.schedule', scheduledAt: input.scheduledAt }))
+        break
+      case 'Applied': {
+        req.authorize('APPLY_CHANGE_REQUEST', request.project, env)
+        const author = authorOf(req)
+        const meta = { ...metaOf(deps, req), mayBypassChangeRequests: () => true }
+        await apply(request, author, meta, { type: 'state.apply', meta, author, isAdmin: req.principal?.can('ADMIN') === true })
+        break
+      }
+      default:
+        throw badData(`Change request ${id} is "${request.state}", so it cannot be moved to "${input.state}".`)
+    }
+    return json(view(deps.registry.committedChangeRequests.get(id)!))
+  }
+
+  return [
+    {
+      method: 'GET',
+      path: `${base}/config`,
+      access: 'admin',
+      handler: (req) => {
+        const project = committedProject(deps, req.params.projectId)
+        return json(
+          [...project.environments.values()].map((e) => ({
+            environment: e.environment,
+            type: instance().environments.get(e.environment)?.type ?? 'development',
+            changeRequestEnabled: e.changeRequestsEnabled,
+            requiredApprovals: e.requiredApprovals,
+          })),
+        )
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/api/admin/projects/:projectId/environments/:environment/change-requests/config',
+      access: 'admin',
+      permission: 'UPDATE_PROJECT',
+      body: true,
+      handler: async (req) => {
+        const input = parse(changeRequestConfigSchema, req.body)
+        await deps.dispatcher.toProject(req.params.projectId, {
+          type: 'changeRequestConfig.set',
+          environment: req.params.environment,
+          changeRequestsEnabled: input.changeRequestsEnabled,
+          requiredApprovals: input.requiredApprovals,
+          meta: metaOf(deps, req),
+        })
+        return empty(204)
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/admin/projects/:projectId/environments/:environment/change-requests',
+      access: 'admin',
+      body: true,
+      handler: async (req) => {
+        const parsed = parse(changeInputsSchema, req.body)
+        const inputs = Array.isArray(parsed) ? parsed : [parsed]
+        const { projectId, environment } = req.params
+        const project = committedProject(deps, projectId)
+        const projectEnvironment = project.environments.get(environment)
+        if (!projectEnvironment) throw badData('You have not added the current environment to the project')
+        const changes = inputs.map((input) => prepareChange(req, input, environment))
+        const author = authorOf(req)
+        // The caller's one open draft for this environment takes the changes, or a new one is started.
+        const draftRequest = deps.registry
+          .decidedChangeRequests()
+          .find((r) => r.project === projectId && r.environment === environment && r.state === 'Draft' && !r.discarded && r.createdBy.id === author.id && r.createdBy.username === author.username)
+        const id = draftRequest?.id ?? deps.registry.nextChangeRequestId()
+        await deps.dispatcher.toChangeRequest(
+          id,
+          draftRequest
+            ? step(req, { type: 'change.add', changes })
+            : step(req, { type: 'changeRequest.create', id, project: projectId, environment, minApprovals: projectEnvironment.requiredApprovals, changes }),
+        )
+        return json(view(deps.registry.committedChangeRequests.get(id)!))
+      },
+    },
+    { method: 'GET', path: base, access: 'admin', handler: (req) => json(projectRequests(committedProject(deps, req.params.projectId).settings.id).map(view)) },
+    {
+      method: 'GET',
+      path: `${base}/open`,
+      access: 'admin',
+      handler: (req) => {
+        const author = authorOf(req)
+        return json(projectRequests(req.params.projectId).filter((r) => r.state === 'Draft' && r.createdBy.id === author.id && r.createdBy.username === author.username).map(view))
+      },
+    },
+    {
+      method: 'GET',
+      path: `${base}/pending/:featureName`,
+      access: 'admin',
+      handler: (req) =>
+        json(
+          projectRequests(req.params.projectId)
+            .filter((r) => ['Draft', 'In review', 'Approved'].includes(r.state) && r.changes.some((c) => c.feature === req.params.featureName))
+            .map(view),
+        ),
+    },
+    { method: 'GET', path: `${base}/:id`, access: 'admin', handler: (req) => json(view(find(req))) },
+    { method: 'PUT', path: `${base}/:id/state`, access: 'admin', body: true, handler: changeState },
+    {
+      method: 'POST',
+      path: `${base}/:id/comments`,
+      access: 'admin',
+      body: true,
+      handler: async (req) => {
+        const request = find(req)
+        await deps.dispatcher.toChangeRequest(request.id, step(req, { type: 'comment.add', text: parse(commentSchema, req.body).text }))
+        return json(view(deps.registry.committedChangeRequests.get(request.id)!), 201)
+      },
+    },
+    {
+      method: 'PUT',
+      path: `${base}/:id/title`,
+      access: 'admin',
+      body: true,
+      handler: async (req) => {
+        const request = find(req)
+        await deps.dispatcher.toChangeRequest(request.id, step(req, { type: 'title.set', title: parse(titleSchema, req.body).title }))
+        return empty(204)
+      },
+    },
+    {
+      method: 'PUT',
+      path: `${base}/:id/changes/:changeId`,
+      access: 'admin',
+      body: true,
+      handler: async (req) => {
+        const request = find(req)
+        const changeId = numericId(req.params.changeId, 'changeId')
+        const existing = request.changes.find((c) => c.id === changeId)
+        if (!existing) throw notFound(`Could not find change ${changeId} in change request ${request.id}`)
+        const input = parse(editChangeSchema, req.body)
+        const prepared = prepareChange(req, { feature: existing.feature, action: input.action ?? existing.action, payload: input.payload }, request.environment)
+        await deps.dispatcher.toChangeRequest(request.id, step(req, { type: 'change.edit', changeId, action: prepared.action, payload: prepared.payload, snapshot: prepared.snapshot }))
+        return json(view(deps.registry.committedChangeRequests.get(request.id)!))
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${base}/:id/changes/:changeId`,
+      access: 'admin',
+      handler: async (req) => {
+        const request = find(req)
+        await deps.dispatcher.toChangeRequest(request.id, step(req, { type: 'change.discard', changeId: numericId(req.params.changeId, 'changeId') }))
+        return empty(200)
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${base}/:id`,
+      access: 'admin',
+      handler: async (req) => {
+        const request = find(req)
+        await deps.dispatcher.toChangeRequest(request.id, step(req, { type: 'discard' }))
+        return empty(200)
+      },
+    },
+  ]
+}
+
+const scheduleFailure = 'The server was not running at the scheduled time.'
+
+// Applies scheduled requests when their time comes; a request whose time passed while the server
+// was down is marked failed, as Unleash does.
+export const startChangeRequestScheduler = (deps: ApiDeps, intervalMs: number) => {
+  const startedAt = deps.clock().getTime()
+  let busy = false
+  const tick = async () => {
+    if (busy) return
+    busy = true
+    try {
+      const now = deps.clock().getTime()
+      for (const request of deps.registry.committedChangeRequests.values()) {
+        const schedule = request.schedule
+        if (request.state !== 'Scheduled' || !schedule || schedule.status !== 'pending') continue
+        const due = Date.parse(schedule.scheduledAt)
+        if (due > now) continue
+        const author = schedule.scheduledBy
+        const meta = systemMeta(deps, author)
+        const base = { meta, author, isAdmin: true }
+        if (due < startedAt) {
+          await deps.dispatcher.toChangeRequest(request.id, { ...base, type: 'schedule.fail', reason: scheduleFailure })
+          continue
+        }
+        const project = deps.registry.committedProjects.get(request.project)
+        const conflict = request.changes.map((c) => changeConflict(c, request.environment, project, deps.registry.committedInstance)).find(Boolean)
+        if (conflict) {
+          await deps.dispatcher.toChangeRequest(request.id, { ...base, type: 'schedule.suspend', reason: conflict })
+          continue
+        }
+        try {
+          const steps = stepsFor(request, meta, { newStrategyId: randomUUID }, {
+            projectExists: (id) => deps.registry.project(id)?.getSnapshot().context.state !== undefined,
+            usedInProjects: segmentUsage(deps.registry),
+          })
+          await deps.dispatcher.applyChangeRequest(request.id, { ...base, type: 'state.apply' }, request.project, steps.project, steps.instance)
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : 'The changes could not be applied.'
+          await deps.dispatcher.toChangeRequest(request.id, { ...base, type: 'schedule.fail', reason })
+        }
+      }
+    } catch (error) {
+      console.error('change request scheduler', error)
+    } finally {
+      busy = false
+    }
+  }
+  const timer = setInterval(() => void tick(), intervalMs)
+  timer.unref()
+  void tick()
+  return () => clearInterval(timer)
+}
+

@@ -1,0 +1,188 @@
+import { buildTagWorld, projectsUsingTagType } from '../actors/tag-world.js'
+import { nameExists, notFound } from '../domain/errors.js'
+import type { Feature } from '../domain/project-state.js'
+import { tagTypeNotFound } from '../domain/tag-types.js'
+import type { Request, Route } from '../http/types.js'
+import { featureTagSchema, tagTypeSchema, updateFeatureTagsSchema, updateTagTypeSchema } from '../schemas/tags.js'
+import * as v from 'valibot'
+import { empty, json, metaOf, type ApiDeps } from './deps.js'
+import { locateFeature } from './lookups.js'
+import { parse } from './parse.js'
+
+const tagsPath = '/api/admin/features/:featureName/tags'
+
+const bulkTagsSchema = v.object({
+  features: v.pipe(v.array(v.string('"features" must be an array of names')), v.minLength(1, '"features" must hold at least one name'), v.maxLength(1000)),
+  tags: v.object({
+    addedTags: v.optional(v.array(featureTagSchema), []),
+    removedTags: v.optional(v.array(featureTagSchema), []),
+  }),
+})
+
+const tagView = (t: { type: string; value: string }) => ({ value: t.value, type: t.type })
+
+export const tagRoutes = (deps: ApiDeps): Route[] => {
+  const tagType = (name: string) => {
+    const found = deps.registry.committedInstance.tagTypes.get(name)
+    if (!found) throw tagTypeNotFound(name)
+    return found
+  }
+  const feature = (name: string): Feature => {
+    const found = locateFeature(deps, name)
+    if (!found) throw notFound(`Could not find feature flag "${name}"`)
+    return found
+  }
+  // The flag's project is known only here: check UPDATE_FEATURE in it (SEMANTICS 7.4).
+  const writable = (req: Request): Feature => {
+    const found = feature(req.params.featureName)
+    req.authorize('UPDATE_FEATURE', found.project)
+    return found
+  }
+  const tagsOf = (name: string) => ({ version: 1, tags: feature(name).tags.map(tagView) })
+
+  return [
+    {
+      method: 'GET',
+      path: '/api/admin/tag-types',
+      access: 'admin',
+      handler: () => json({ version: 1, tagTypes: [...deps.registry.committedInstance.tagTypes.values()].sort((a, b) => a.name.localeCompare(b.name)) }),
+    },
+    {
+      method: 'POST',
+      path: '/api/admin/tag-types',
+      access: 'admin',
+      permission: 'CREATE_TAG_TYPE',
+      body: true,
+      handler: async (req) => {
+        const input = parse(tagTypeSchema, req.body)
+        await deps.dispatcher.toInstance({ type: 'tagType.create', input, meta: metaOf(deps, req) })
+        return { status: 201, body: tagType(input.name), headers: { location: `tag-types/${input.name}` } }
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/admin/tag-types/validate',
+      access: 'admin',
+      body: true,
+      handler: (req) => {
+        const input = parse(tagTypeSchema, req.body)
+        if (deps.registry.decidedInstance().tagTypes.has(input.name)) throw nameExists(`There already exists a tag-type with the name ${input.name}`)
+        return json({ valid: true, tagType: input })
+      },
+    },
+    { method: 'GET', path: '/api/admin/tag-types/:name', access: 'admin', handler: (req) => json({ version: 1, tagType: tagType(req.params.name) }) },
+    {
+      method: 'PUT',
+      path: '/api/admin/tag-types/:name',
+      access: 'admin',
+      permission: 'UPDATE_TAG_TYPE',
+      body: true,
+      handler: async (req) => {
+        const input = parse(updateTagTypeSchema, req.body)
+        await deps.dispatcher.toInstance({ type: 'tagType.update', name: req.params.name, input, meta: metaOf(deps, req) })
+        return empty(200)
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/admin/tag-types/:name',
+      access: 'admin',
+      permission: 'DELETE_TAG_TYPE',
+      handler: async (req) => {
+        const name = req.params.name
+        tagType(name)
+        // Unleash cascades: the type's tags leave every flag. One untagging command per project, then the type.
+        for (const project of projectsUsingTagType(deps.registry, name)) {
+          await deps.dispatcher.toProject(project, { type: 'tags.dropType', tagType: name, meta: metaOf(deps, req) })
+        }
+        const inUse = projectsUsingTagType(deps.registry, name).length > 0
+        await deps.dispatcher.toInstance({ type: 'tagType.delete', name, inUse, meta: metaOf(deps, req) })
+        return empty(200)
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/admin/tags',
+      access: 'admin',
+      handler: () => {
+        const seen = new Map<string, { type: string; value: string }>()
+        for (const project of deps.registry.committedProjects.values()) {
+          for (const f of project.features.values()) for (const t of f.tags) seen.set(`${t.type}\u0000${t.value}`, tagView(t))
+        }
+        return json({ version: 1, tags: [...seen.values()].sort((a, b) => a.type.localeCompare(b.type) || a.value.localeCompare(b.value)) })
+      },
+    },
+    { method: 'GET', path: tagsPath, access: 'admin', handler: (req) => json(tagsOf(req.params.featureName)) },
+    {
+      method: 'POST',
+      path: tagsPath,
+      access: 'admin',
+      body: true,
+      handler: async (req) => {
+        const found = writable(req)
+        const tag = parse(featureTagSchema, req.body)
+        await deps.dispatcher.toProject(found.project, {
+          type: 'tag.add',
+          feature: found.name,
+          tag,
+          tags: buildTagWorld(deps.registry),
+          meta: metaOf(deps, req),
+        })
+        return json(tagView(tag), 201)
+      },
+    },
+    {
+      method: 'PUT',
+      path: tagsPath,
+      access: 'admin',
+      body: true,
+      handler: async (req) => {
+        const found = writable(req)
+        const body = parse(updateFeatureTagsSchema, req.body)
+        const update = Array.isArray(body) ? { set: body } : { changes: { added: body.addedTags, removed: body.removedTags } }
+        await deps.dispatcher.toProject(found.project, {
+          type: 'tags.update',
+          feature: found.name,
+          update,
+          tags: buildTagWorld(deps.registry),
+          meta: metaOf(deps, req),
+        })
+        return json(tagsOf(found.name))
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${tagsPath}/:type/:value`,
+      access: 'admin',
+      handler: async (req) => {
+        const found = writable(req)
+        await deps.dispatcher.toProject(found.project, {
+          type: 'tag.remove',
+          feature: found.name,
+          tag: { type: req.params.type, value: req.params.value },
+          tags: buildTagWorld(deps.registry),
+          meta: metaOf(deps, req),
+        })
+        return empty(200)
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/api/admin/projects/:projectId/tags',
+      access: 'admin',
+      permission: 'UPDATE_FEATURE',
+      body: true,
+      handler: async (req) => {
+        const input = parse(bulkTagsSchema, req.body)
+        await deps.dispatcher.toProject(req.params.projectId, {
+          type: 'tags.bulkUpdate',
+          features: input.features,
+          changes: { added: input.tags.addedTags, removed: input.tags.removedTags },
+          tags: buildTagWorld(deps.registry),
+          meta: metaOf(deps, req),
+        })
+        return empty(200)
+      },
+    },
+  ]
+}

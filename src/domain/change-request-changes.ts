@@ -1,0 +1,133 @@
+import type { DistributiveOmit } from './type-utils.js'
+import type { ChangeAction } from '../schemas/change-requests.js'
+import type { Change, ChangeRequest } from './change-request-state.js'
+import type { CommandMeta } from './events.js'
+import type { InstanceCommand } from './instance.js'
+import type { InstanceState } from './instance-state.js'
+import type { ProjectCommand } from './project.js'
+import type { ProjectState } from './project-state.js'
+import type { SegmentWorld } from './segments.js'
+import { defaultStrategyFor } from './strategies.js'
+
+export type ProjectStep = DistributiveOmit<ProjectCommand, 'world'>
+
+export const segmentActions: readonly ChangeAction[] = ['updateSegment', 'deleteSegment']
+const strategyTargets: readonly ChangeAction[] = ['updateStrategy', 'deleteStrategy']
+
+const payloadOf = (change: Pick<Change, 'payload'>) => (change.payload ?? {}) as Record<string, any>
+
+// What a change acts on, as it is now; kept with the change so that a later difference is a conflict.
+export const targetOf = (
+  change: Pick<Change, 'feature' | 'action' | 'payload'>,
+  environment: string,
+  project: ProjectState | undefined,
+  instance: InstanceState,
+): unknown => {
+  const payload = payloadOf(change)
+  if (segmentActions.includes(change.action)) return instance.segments.get(payload.id) ?? null
+  const feature = change.feature ? project?.features.get(change.feature) : undefined
+  const env = feature?.environments.get(environment)
+  if (strategyTargets.includes(change.action)) return env?.strategies.find((s) => s.id === payload.id) ?? null
+  if (change.action === 'patchVariant') return env?.variants ?? null
+  return null
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
+// INTERFACE 2.14: a change (or its flag) conflicts when its target changed after the change was added.
+export const featureConflict = (featureName: string | null, project: ProjectState | undefined): string | undefined => {
+  if (featureName === null) return undefined
+  const feature = project?.features.get(featureName)
+  if (!feature) return 'The feature flag has been deleted'
+  if (feature.archived) return 'The feature flag has been archived'
+  return undefined
+}
+
+export const changeConflict = (change: Change, environment: string, project: ProjectState | undefined, instance: InstanceState): string | undefined => {
+  if (segmentActions.includes(change.action)) {
+    const now = targetOf(change, environment, project, instance)
+    if (now === null) return 'The segment has been deleted'
+    return same(now, change.snapshot) ? undefined : 'The segment has been changed since this change was added'
+  }
+  const flag = featureConflict(change.feature, project)
+  if (flag) return flag
+  if (strategyTargets.includes(change.action)) {
+    const now = targetOf(change, environment, project, instance)
+    if (now === null) return 'The strategy has been deleted'
+    return same(now, change.snapshot) ? undefined : 'The strategy has been changed since this change was added'
+  }
+  if (change.action === 'patchVariant' && !same(targetOf(change, environment, project, instance), change.snapshot)) {
+    return 'The variants have been changed since this change was added'
+  }
+  return undefined
+}
+
+export interface ApplyIds {
+  newStrategyId: () => string
+}
+
+// The direct commands a request stands for, in its order.
+export const stepsFor = (
+  request: ChangeRequest,
+  meta: CommandMeta,
+  ids: ApplyIds,
+  segmentWorld: SegmentWorld,
+): { project: ProjectStep[]; instance: InstanceCommand[] } => {
+  const project: ProjectStep[] = []
+  const instance: InstanceCommand[] = []
+  const environment = request.environment
+  for (const change of request.changes) {
+    const payload = payloadOf(change)
+    const feature = change.feature ?? ''
+    switch (change.action) {
+      case 'updateEnabled':
+        project.push({ type: 'featureEnvironment.toggle', feature, environment, enabled: payload.enabled, activateDisabledStrategies: payload.shouldActivateDisabledStrategies === true, newStrategyId: ids.newStrategyId(), meta })
+        break
+      case 'addStrategy':
+        project.push({ type: 'strategy.add', feature, environment, input: payload as any, id: ids.newStrategyId(), meta })
+        break
+      case 'updateStrategy': {
+        const { id, ...input } = payload
+        project.push({ type: 'strategy.update', feature, environment, id, input, meta })
+        break
+      }
+      case 'deleteStrategy':
+        project.push({ type: 'strategy.delete', feature, environment, id: payload.id, meta })
+        break
+      case 'reorderStrategy':
+        project.push({ type: 'strategy.reorder', feature, environment, order: change.payload as any, meta })
+        break
+      case 'patchVariant':
+        project.push({ type: 'variants.set', feature, environments: [environment], variants: payload.variants, meta })
+        break
+      case 'addDependency':
+        project.push({ type: 'dependency.add', feature, dependency: { feature: payload.feature, enabled: payload.enabled ?? true, variants: payload.variants ?? [] }, meta })
+        break
+      case 'deleteDependency':
+        project.push({ type: 'dependency.remove', feature, parent: payload.feature, meta })
+        break
+      case 'archiveFeature':
+        project.push({ type: 'feature.archive', names: [feature], meta })
+        break
+      case 'updateSegment': {
+        const { id, ...input } = payload
+        instance.push({ type: 'segment.update', id, input: input as any, world: segmentWorld, meta })
+        break
+      }
+      case 'deleteSegment':
+        instance.push({ type: 'segment.delete', id: payload.id, world: segmentWorld, meta })
+        break
+    }
+  }
+  return { project, instance }
+}
+
+// Unleash shows the strategy that enabling a flag with none will add (INTERFACE 2.14 defaultChange).
+export const defaultChangeFor = (request: ChangeRequest, featureName: string, project: ProjectState | undefined) => {
+  const changes = request.changes.filter((c) => c.feature === featureName)
+  const enables = changes.some((c) => c.action === 'updateEnabled' && payloadOf(c).enabled === true)
+  const addsStrategy = changes.some((c) => c.action === 'addStrategy')
+  const env = project?.features.get(featureName)?.environments.get(request.environment)
+  if (!project || !enables || addsStrategy || !env || env.strategies.some((s) => !s.disabled)) return undefined
+  return { action: 'addStrategy', payload: defaultStrategyFor(project, featureName, request.environment) }
+}

@@ -1,0 +1,50 @@
+import { DomainError, fail, notFound, ok, type Result } from './errors.js'
+import { draft, type CommandMeta, type EventDraft } from './events.js'
+import type { ProjectState } from './project-state.js'
+
+// Commands that change one environment of a flag, and those Unleash also blocks when any
+// environment of the project requires change requests (SEMANTICS 12).
+const environmentCommands = new Set(['featureEnvironment.toggle', 'strategy.add', 'strategy.update', 'strategy.delete', 'strategy.reorder'])
+const projectWideCommands = new Set(['feature.archive', 'dependency.add', 'dependency.remove'])
+
+export const changeRequestRequired = (environment?: string) =>
+  new DomainError(
+    'PermissionError',
+    `This environment${environment ? ` (${environment})` : ''} requires change requests: submit the change as a change request, or have the "SKIP_CHANGE_REQUEST" permission.`,
+    undefined,
+    { permissions: ['SKIP_CHANGE_REQUEST'] },
+  )
+
+export const checkChangeRequestRequirement = (
+  state: ProjectState,
+  command: { type: string; meta: CommandMeta; environment?: string; environments?: string[] },
+): DomainError | undefined => {
+  const enabledIn = (env: string) => state.environments.get(env)?.changeRequestsEnabled === true
+  const mayBypass = (env: string) => command.meta.mayBypassChangeRequests?.(env) === true
+  let environments: string[] = []
+  if (environmentCommands.has(command.type) && command.environment) environments = [command.environment]
+  else if (command.type === 'variants.set') environments = command.environments ?? []
+  else if (projectWideCommands.has(command.type)) environments = [...state.environments.keys()]
+  const blocked = environments.find((env) => enabledIn(env) && !mayBypass(env))
+  return blocked === undefined ? undefined : changeRequestRequired(blocked)
+}
+
+export const decideChangeRequestConfig = (
+  state: ProjectState,
+  environment: string,
+  changeRequestsEnabled: boolean,
+  requiredApprovals: number,
+  meta: CommandMeta,
+): Result<EventDraft[]> => {
+  const current = state.environments.get(environment)
+  if (!current) return fail(notFound(`Environment ${environment} is not enabled for project ${state.settings.id}`))
+  if (current.changeRequestsEnabled === changeRequestsEnabled && current.requiredApprovals === requiredApprovals) return ok([])
+  return ok([
+    draft(meta, 'change-request-configuration-updated', {
+      project: state.settings.id,
+      environment,
+      data: { changeRequestsEnabled, requiredApprovals },
+      preData: { changeRequestsEnabled: current.changeRequestsEnabled, requiredApprovals: current.requiredApprovals },
+    }),
+  ])
+}

@@ -1,0 +1,188 @@
+import type { ChangeAction } from '../schemas/change-requests.js'
+import type { Author, Change, ChangeRequest } from './change-request-state.js'
+import { badData, fail, forbidden, notFound, ok, type Result } from './errors.js'
+import { draft, type CommandMeta, type EventDraft } from './events.js'
+
+export interface NewChange {
+  feature: string | null
+  action: ChangeAction
+  payload: unknown
+  snapshot: unknown
+}
+
+export type ChangeRequestCommand = { meta: CommandMeta; author: Author; isAdmin: boolean } & (
+  | { type: 'changeRequest.create'; id: number; project: string; environment: string; minApprovals: number; changes: NewChange[] }
+  | { type: 'change.add'; changes: NewChange[] }
+  | { type: 'change.edit'; changeId: number; action?: ChangeAction; payload: unknown; snapshot: unknown }
+  | { type: 'change.discard'; changeId: number }
+  | { type: 'title.set'; title: string }
+  | { type: 'comment.add'; text: string }
+  | { type: 'discard' }
+  | { type: 'state.review' }
+  | { type: 'state.approve'; comment?: string }
+  | { type: 'state.reject'; comment?: string }
+  | { type: 'state.cancel' }
+  | { type: 'state.schedule'; scheduledAt: string }
+  | { type: 'state.apply' }
+  | { type: 'schedule.fail'; reason: string }
+  | { type: 'schedule.suspend'; reason: string }
+)
+
+export type ChangeRequestCommandType = ChangeRequestCommand['type']
+
+const keys = (request: Pick<ChangeRequest, 'id' | 'project' | 'environment'>) => ({ project: request.project, environment: request.environment })
+
+const changeEvents = (request: Pick<ChangeRequest, 'id' | 'project' | 'environment' | 'nextChangeId'>, changes: NewChange[], author: Author, meta: CommandMeta) =>
+  changes.map((change, i) =>
+    draft(meta, 'change-added', {
+      ...keys(request),
+      featureName: change.feature,
+      data: { changeRequestId: request.id, change: { id: request.nextChangeId + i, ...change, createdAt: meta.now, createdBy: author } },
+    }),
+  )
+
+const isAuthor = (request: ChangeRequest, author: Author) => request.createdBy.id === author.id && request.createdBy.username === author.username
+
+// Data rules of each step; which step a state accepts at all is the machine's business.
+export const decideChangeRequest = (request: ChangeRequest | undefined, command: ChangeRequestCommand): Result<EventDraft[]> => {
+  const { meta, author } = command
+  if (command.type === 'changeRequest.create') {
+    const created = {
+      changeRequestId: command.id,
+      id: command.id,
+      title: `Change request #${command.id}`,
+      project: command.project,
+      environment: command.environment,
+      minApprovals: command.minApprovals,
+      createdBy: author,
+    }
+    const head = { id: command.id, project: command.project, environment: command.environment, nextChangeId: 1 }
+    return ok([draft(meta, 'change-request-created', { ...keys(head), data: created }), ...changeEvents(head, command.changes, author, meta)])
+  }
+  if (!request) return fail(notFound('Could not find the change request'))
+  const base = { ...keys(request) }
+  const data = (extra: Record<string, unknown> = {}) => ({ changeRequestId: request.id, ...extra })
+  switch (command.type) {
+    case 'change.add':
+      return ok(changeEvents(request, command.changes, author, meta))
+    case 'change.edit': {
+      const change = request.changes.find((c) => c.id === command.changeId)
+      if (!change) return fail(notFound(`Could not find change ${command.changeId} in change request ${request.id}`))
+      return ok([draft(meta, 'change-edited', { ...base, featureName: change.feature, data: data({ changeId: change.id, action: command.action ?? change.action, payload: command.payload, snapshot: command.snapshot }) })])
+    }
+    case 'change.discard': {
+      const change = request.changes.find((c) => c.id === command.changeId)
+      if (!change) return fail(notFound(`Could not find change ${command.changeId} in change request ${request.id}`))
+      return ok([draft(meta, 'change-discarded', { ...base, featureName: change.feature, data: data({ changeId: change.id }) })])
+    }
+    // INTERFACE 6 has no types of their own for a new title or a comment: they travel as change-edited
+    // and change-added with a `title` or `comment` field instead of a change.
+    case 'title.set':
+      return ok([draft(meta, 'change-edited', { ...base, data: data({ title: command.title }) })])
+    case 'comment.add':
+      return ok([draft(meta, 'change-added', { ...base, data: data({ comment: { id: request.nextCommentId, text: command.text, createdBy: author, createdAt: meta.now } }) })])
+    case 'discard':
+      if (!isAuthor(request, author) && !command.isAdmin) return fail(forbidden('Only the author or an admin can discard a change request'))
+      return ok([draft(meta, 'change-request-discarded', { ...base, data: data() })])
+    case 'state.review':
+      if (request.changes.length === 0) return fail(badData('A change request without changes cannot be sent to review'))
+      return ok([draft(meta, 'change-request-sent-to-review', { ...base, data: data() })])
+    case 'state.approve': {
+      if (isAuthor(request, author)) return fail(forbidden('You can not approve your own change request'))
+      if (request.approvals.some((a) => a.createdBy.id === author.id && a.createdBy.username === author.username)) {
+        return fail(badData(`You have already approved change request ${request.id}`))
+      }
+      const events = [draft(meta, 'change-request-approval-added', { ...base, data: data({ approver: author, comment: command.comment }) })]
+      if (request.approvals.length + 1 >= request.minApprovals) events.push(draft(meta, 'change-request-approved', { ...base, data: data() }))
+      return ok(events)
+    }
+    case 'state.reject':
+      if (isAuthor(request, author) && !command.isAdmin) return fail(forbidden('You can not reject your own change request'))
+      return ok([draft(meta, 'change-request-rejected', { ...base, data: data({ rejecter: author, comment: command.comment }) })])
+    case 'state.cancel':
+      if (!isAuthor(request, author) && !command.isAdmin) return fail(forbidden('Only the author or an admin can cancel a change request'))
+      return ok([draft(meta, 'change-request-cancelled', { ...base, data: data() })])
+    case 'state.schedule':
+      if (Date.parse(command.scheduledAt) <= Date.parse(meta.now)) return fail(badData('"scheduledAt" must be in the future'))
+      return ok([draft(meta, 'change-request-scheduled', { ...base, data: data({ scheduledAt: new Date(command.scheduledAt).toISOString(), scheduledBy: author }) })])
+    case 'state.apply': {
+      const events = [draft(meta, 'change-request-applied', { ...base, data: data() })]
+      if (request.state === 'Scheduled') events.push(draft(meta, 'change-request-scheduled-application-success', { ...base, data: data() }))
+      return ok(events)
+    }
+    case 'schedule.fail':
+      return ok([draft(meta, 'change-request-scheduled-application-failure', { ...base, data: data({ reason: command.reason }) })])
+    case 'schedule.suspend':
+      return ok([draft(meta, 'change-request-schedule-suspended', { ...base, data: data({ reason: command.reason }) })])
+  }
+}
+
+const stamp = (meta: { createdAt: string }, by: Author) => ({ createdBy: by, createdAt: meta.createdAt })
+
+export const evolveChangeRequest = (request: ChangeRequest | undefined, event: EventDraft): ChangeRequest | undefined => {
+  if (event.type === 'change-request-created') {
+    const d = event.data
+    return {
+      id: d.id,
+      title: d.title,
+      project: d.project,
+      environment: d.environment,
+      state: 'Draft',
+      minApprovals: d.minApprovals,
+      createdAt: event.createdAt,
+      createdBy: d.createdBy,
+      changes: [],
+      approvals: [],
+      rejections: [],
+      comments: [],
+      schedule: null,
+      stateTimestamps: { Draft: event.createdAt },
+      discarded: false,
+      nextChangeId: 1,
+      nextCommentId: 1,
+    }
+  }
+  if (!request) return request
+  const at = (state: ChangeRequest['state']) => ({ state, stateTimestamps: { ...request.stateTimestamps, [state]: event.createdAt } })
+  const d = event.data
+  switch (event.type) {
+    case 'change-added':
+      if (d.comment) return { ...request, comments: [...request.comments, d.comment], nextCommentId: request.nextCommentId + 1 }
+      return { ...request, changes: [...request.changes, d.change as Change], nextChangeId: Math.max(request.nextChangeId, d.change.id + 1) }
+    case 'change-edited':
+      if (d.title !== undefined) return { ...request, title: d.title }
+      return {
+        ...request,
+        changes: request.changes.map((c) => (c.id === d.changeId ? { ...c, action: d.action, payload: d.payload, snapshot: d.snapshot } : c)),
+        // Unleash: editing a request under review takes back its approvals.
+        approvals: request.state === 'In review' ? [] : request.approvals,
+      }
+    case 'change-discarded':
+      return { ...request, changes: request.changes.filter((c) => c.id !== d.changeId), approvals: request.state === 'In review' ? [] : request.approvals }
+    case 'change-request-discarded':
+      return { ...request, discarded: true, ...at('Cancelled') }
+    case 'change-request-sent-to-review':
+      return { ...request, ...at('In review') }
+    case 'change-request-approval-added':
+      return { ...request, approvals: [...request.approvals, stamp(event, d.approver)] }
+    case 'change-request-approved':
+      return { ...request, ...at('Approved') }
+    case 'change-request-rejected':
+      return { ...request, rejections: [...request.rejections, stamp(event, d.rejecter)], ...at('Rejected') }
+    case 'change-request-cancelled':
+      return { ...request, ...at('Cancelled') }
+    case 'change-request-scheduled':
+      return { ...request, schedule: { scheduledAt: d.scheduledAt, status: 'pending', scheduledBy: d.scheduledBy }, ...at('Scheduled') }
+    case 'change-request-applied':
+      return { ...request, ...at('Applied') }
+    case 'change-request-scheduled-application-failure':
+      return request.schedule ? { ...request, schedule: { ...request.schedule, status: 'failed', failureReason: d.reason } } : request
+    case 'change-request-schedule-suspended':
+      return request.schedule ? { ...request, schedule: { ...request.schedule, status: 'suspended', reason: d.reason } } : request
+    default:
+      return request
+  }
+}
+
+export const isChangeRequestEvent = (type: string) =>
+  (type.startsWith('change-request-') && type !== 'change-request-configuration-updated') || type.startsWith('change-')

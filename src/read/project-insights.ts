@@ -1,0 +1,243 @@
+import type { EventDraft } from '../domain/events.js'
+import type { Lifetimes } from '../domain/feature-types.js'
+import { isFavoriteOf } from '../domain/favorites.js'
+import type { ProjectState } from '../domain/project-state.js'
+import { isPastLifetime } from '../domain/staleness.js'
+
+const dayMs = 24 * 60 * 60 * 1000
+const windowMs = 30 * dayMs
+
+interface FeatureFacts {
+  createdAtMs: number
+  archivedAtMs: number | null
+  type: string
+  firstProductionEnableMs: number | null
+}
+
+interface ProjectFacts {
+  // Both sorted ascending: one entry per event of the project, one per member added.
+  activityMs: number[]
+  membersAddedMs: number[]
+  features: Map<string, FeatureFacts>
+}
+
+export interface ProjectStats {
+  avgTimeToProdCurrentWindow: number
+  createdCurrentWindow: number
+  createdPastWindow: number
+  archivedCurrentWindow: number
+  archivedPastWindow: number
+  projectActivityCurrentWindow: number
+  projectActivityPastWindow: number
+  projectMembersAddedCurrentWindow: number
+}
+
+const insertSorted = (list: number[], value: number) => {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (list[mid] <= value) lo = mid + 1
+    else hi = mid
+  }
+  list.splice(lo, 0, value)
+}
+
+// How many entries of a sorted list are >= value.
+const countFrom = (list: number[], value: number) => {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (list[mid] < value) lo = mid + 1
+    else hi = mid
+  }
+  return list.length - lo
+}
+
+const countBetween = (list: number[], from: number, to: number) => countFrom(list, from) - countFrom(list, to)
+
+const emptyFacts = (): ProjectFacts => ({ activityMs: [], membersAddedMs: [], features: new Map() })
+
+// Members an access event adds: user ids newly given a role in the project.
+const membersAddedBy = (event: EventDraft): number => {
+  switch (event.type) {
+    case 'project-created':
+      return typeof event.data?.owner === 'number' ? 1 : 0
+    case 'project-access-added': {
+      const roles = (event.data?.roles ?? []) as { userIds?: number[] }[]
+      return new Set(roles.flatMap((r) => r.userIds ?? [])).size
+    }
+    case 'project-user-added':
+      return 1
+    case 'project-access-user-roles-updated':
+      return (event.preData?.roles ?? []).length === 0 ? 1 : 0
+    default:
+      return 0
+  }
+}
+
+// The figures of a project overview that need history (SEMANTICS 10 stats), folded from committed
+// events as they arrive (and from the log once at start-up), so a request never scans the log.
+export class ProjectInsights {
+  private readonly environmentTypes = new Map<string, string>()
+  private readonly projects = new Map<string, ProjectFacts>()
+
+  constructor(private readonly clock: () => Date) {}
+
+  apply(events: Iterable<EventDraft>): void {
+    for (const event of events) this.applyOne(event)
+  }
+
+  private facts(project: string): ProjectFacts {
+    let facts = this.projects.get(project)
+    if (!facts) this.projects.set(project, (facts = emptyFacts()))
+    return facts
+  }
+
+  private applyOne(event: EventDraft): void {
+    const at = Date.parse(event.createdAt)
+    if (event.type === 'environment-created' || event.type === 'environment-updated') {
+      this.environmentTypes.set(event.data.name, event.data.type)
+      return
+    }
+    if (!event.project) return
+    if (event.type === 'project-deleted') {
+      this.projects.delete(event.project)
+      return
+    }
+    const facts = this.facts(event.project)
+    insertSorted(facts.activityMs, at)
+    for (let added = membersAddedBy(event); added > 0; added--) insertSorted(facts.membersAddedMs, at)
+    const name = event.featureName ?? ''
+    const feature = facts.features.get(name)
+    switch (event.type) {
+      case 'feature-created':
+        facts.features.set(name, {
+          createdAtMs: Date.parse(event.data?.createdAt ?? event.createdAt),
+          archivedAtMs: null,
+          type: event.data?.type ?? 'release',
+          firstProductionEnableMs: null,
+        })
+        break
+      case 'feature-metadata-updated':
+        if (feature) feature.type = event.data.type
+        break
+      case 'feature-archived':
+        if (feature) feature.archivedAtMs = at
+        break
+      case 'feature-revived':
+        if (feature) feature.archivedAtMs = null
+        break
+      case 'feature-deleted':
+        facts.features.delete(name)
+        break
+      case 'feature-environment-enabled':
+        if (feature && feature.firstProductionEnableMs === null && this.environmentTypes.get(String(event.environment)) === 'production') {
+          feature.firstProductionEnableMs = at
+        }
+        break
+      case 'feature-project-change': {
+        const old = this.projects.get(event.data?.oldProject)?.features
+        const moved = old?.get(name)
+        if (old && moved) {
+          old.delete(name)
+          facts.features.set(name, moved)
+        }
+        break
+      }
+    }
+  }
+
+  stats(projectId: string): ProjectStats {
+    const now = this.clock().getTime()
+    const current = now - windowMs
+    const past = now - 2 * windowMs
+    const facts = this.projects.get(projectId) ?? emptyFacts()
+    const features = [...facts.features.values()]
+    // Unleash counts created flags among those not archived.
+    const live = features.filter((f) => f.archivedAtMs === null)
+    const archived = features.filter((f) => f.archivedAtMs !== null)
+    return {
+      avgTimeToProdCurrentWindow: averageTimeToProduction(features),
+      createdCurrentWindow: live.filter((f) => f.createdAtMs >= current).length,
+      createdPastWindow: live.filter((f) => f.createdAtMs >= past && f.createdAtMs < current).length,
+      archivedCurrentWindow: archived.filter((f) => f.archivedAtMs! >= current).length,
+      archivedPastWindow: archived.filter((f) => f.archivedAtMs! >= past && f.archivedAtMs! < current).length,
+      projectActivityCurrentWindow: countFrom(facts.activityMs, current),
+      projectActivityPastWindow: countBetween(facts.activityMs, past, current),
+      projectMembersAddedCurrentWindow: countFrom(facts.membersAddedMs, current),
+    }
+  }
+}
+
+// SEMANTICS 10: mean whole days (date-fns differenceInDays) from creation to the first enable in a
+// production-type environment, over the project's release flags; one decimal, 0.1 when that rounds
+// to 0 with data, 0 without.
+const averageTimeToProduction = (features: FeatureFacts[]): number => {
+  const days = features
+    .filter((f) => f.type === 'release' && f.firstProductionEnableMs !== null)
+    .map((f) => Math.trunc((f.firstProductionEnableMs! - f.createdAtMs) / dayMs))
+  if (days.length === 0) return 0
+  const mean = Number((days.reduce((a, b) => a + b, 0) / days.length).toFixed(1))
+  return mean === 0 ? 0.1 : mean
+}
+
+// SEMANTICS 10 health: over active flags, 100 minus the stale and the potentially stale shares.
+export const projectHealthAt = (project: ProjectState, lifetimes: Lifetimes, now: Date): number => {
+  const active = [...project.features.values()].filter((f) => !f.archived)
+  if (active.length === 0) return 100
+  const nowMs = now.getTime()
+  const stale = active.filter((f) => f.stale).length
+  const potentiallyStale = active.filter((f) => !f.stale && (f.potentiallyStale === true || isPastLifetime(f, lifetimes, nowMs))).length
+  return Math.round(100 - (100 * stale) / active.length - (100 * potentiallyStale) / active.length)
+}
+
+export const featureTypeCounts = (project: ProjectState) => {
+  const counts = new Map<string, number>()
+  for (const f of project.features.values()) if (!f.archived) counts.set(f.type, (counts.get(f.type) ?? 0) + 1)
+  return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([type, count]) => ({ type, count }))
+}
+
+// Distinct users holding a role in the project, directly or through a group.
+export const projectMemberCount = (project: ProjectState, groupMembers: (groupId: number) => number[] = () => []): number => {
+  const users = new Set<number>(project.access?.users.keys() ?? [])
+  for (const groupId of project.access?.groups.keys() ?? []) for (const userId of groupMembers(groupId)) users.add(userId)
+  return users.size
+}
+
+export interface OverviewContext {
+  stats: ProjectStats
+  lifetimes: Lifetimes
+  now: Date
+  viewer: string | undefined
+  members: number
+}
+
+// INTERFACE 2.12.
+export const projectOverviewView = (project: ProjectState, ctx: OverviewContext) => {
+  const health = projectHealthAt(project, ctx.lifetimes, ctx.now)
+  const settings = project.settings
+  return {
+    stats: ctx.stats,
+    version: 1,
+    name: settings.name,
+    description: settings.description,
+    defaultStickiness: settings.defaultStickiness,
+    mode: settings.mode,
+    featureLimit: settings.featureLimit,
+    featureNaming: settings.featureNaming,
+    members: ctx.members,
+    health,
+    technicalDebt: 100 - health,
+    environments: [...project.environments.values()].map((e) => ({
+      environment: e.environment,
+      changeRequestsEnabled: e.changeRequestsEnabled,
+      defaultStrategy: e.defaultStrategy,
+    })),
+    featureTypeCounts: featureTypeCounts(project),
+    updatedAt: settings.updatedAt,
+    createdAt: settings.createdAt,
+    favorite: isFavoriteOf(project.favoritedBy, ctx.viewer),
+  }
+}
