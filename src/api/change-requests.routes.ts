@@ -134,7 +134,9 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
 
   const apply = async (request: ChangeRequest, author: Author, meta: CommandMeta, stepFor: ChangeRequestCommand) => {
     const project = deps.registry.committedProjects.get(request.project)
-    const conflicts = request.changes.map((c) => changeConflict(c, request.environment, project, instance())).filter(Boolean)
+    // A request that cannot be applied in its state is refused for its state (by the machine), not as a conflict.
+    const applicable = request.state === 'Approved' || request.state === 'Scheduled'
+    const conflicts = applicable ? request.changes.map((c) => changeConflict(c, request.environment, project, instance())).filter(Boolean) : []
     if (conflicts.length > 0) throw badData(`Change request ${request.id} conflicts with the current state and cannot be applied: ${conflicts.join('; ')}`)
     const steps = stepsFor(request, meta, { newStrategyId: randomUUID }, segmentWorld())
     return deps.dispatcher.applyChangeRequest(request.id, stepFor, request.project, steps.project, steps.instance)

@@ -3,21 +3,12 @@ import { nameExists, notFound } from '../domain/errors.js'
 import type { Feature } from '../domain/project-state.js'
 import { tagTypeNotFound } from '../domain/tag-types.js'
 import type { Request, Route } from '../http/types.js'
-import { featureTagSchema, tagTypeSchema, updateFeatureTagsSchema, updateTagTypeSchema } from '../schemas/tags.js'
-import * as v from 'valibot'
+import { bulkTagsSchema, featureTagSchema, tagTypeSchema, updateFeatureTagsSchema, updateTagTypeSchema } from '../schemas/tags.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { locateFeature } from './lookups.js'
 import { parse } from './parse.js'
 
 const tagsPath = '/api/admin/features/:featureName/tags'
-
-const bulkTagsSchema = v.object({
-  features: v.pipe(v.array(v.string('"features" must be an array of names')), v.minLength(1, '"features" must hold at least one name'), v.maxLength(1000)),
-  tags: v.object({
-    addedTags: v.optional(v.array(featureTagSchema), []),
-    removedTags: v.optional(v.array(featureTagSchema), []),
-  }),
-})
 
 const tagView = (t: { type: string; value: string }) => ({ value: t.value, type: t.type })
 

@@ -55,11 +55,12 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       handler: (req) => {
         const { q } = parse(searchQuery, { q: req.query.get('q') ?? undefined }, 'query')
         const needle = q.toLowerCase()
+        // Unleash: the name contains q; the username or email starts with it (SEMANTICS 13).
         const matches = activeUsers().filter(
           (u) =>
             (u.name ?? '').toLowerCase().includes(needle) ||
-            (u.username ?? '').toLowerCase().includes(needle) ||
-            (u.email ?? '').toLowerCase().includes(needle),
+            (u.username ?? '').toLowerCase().startsWith(needle) ||
+            (u.email ?? '').toLowerCase().startsWith(needle),
         )
         return json({ users: matches.slice(0, 100).map((u) => userView(u, peopleContext(deps))), rootRoles: rootRoles(people()) })
       },

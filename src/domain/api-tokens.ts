@@ -17,7 +17,7 @@ export const tokenSecret = (type: ApiToken['type'], projects: string[], environm
   return `${projectPart}:${environment}.${random}`
 }
 
-// What every listing, event and response shows of a token: all but nothing secret in events.
+// What events show of a token: everything but its secret.
 export const publicToken = (token: ApiToken) => ({
   tokenName: token.tokenName,
   type: token.type,

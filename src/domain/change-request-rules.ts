@@ -7,13 +7,12 @@ import type { ProjectState } from './project-state.js'
 const environmentCommands = new Set(['featureEnvironment.toggle', 'strategy.add', 'strategy.update', 'strategy.delete', 'strategy.reorder'])
 const projectWideCommands = new Set(['feature.archive', 'dependency.add', 'dependency.remove'])
 
-export const changeRequestRequired = (environment?: string) =>
-  new DomainError(
-    'PermissionError',
-    `This environment${environment ? ` (${environment})` : ''} requires change requests: submit the change as a change request, or have the "SKIP_CHANGE_REQUEST" permission.`,
-    undefined,
-    { permissions: ['SKIP_CHANGE_REQUEST'] },
-  )
+// SEMANTICS 7.4 and 12: the PermissionError of a missing SKIP_CHANGE_REQUEST, without the environment in its message.
+const skipChangeRequestMessage =
+  'You don\'t have the required permissions to perform this operation. To perform this action, you need the "SKIP_CHANGE_REQUEST" permission.'
+
+export const changeRequestRequired = () =>
+  new DomainError('PermissionError', skipChangeRequestMessage, [{ message: skipChangeRequestMessage }], { permissions: ['SKIP_CHANGE_REQUEST'] })
 
 export const checkChangeRequestRequirement = (
   state: ProjectState,
@@ -26,7 +25,7 @@ export const checkChangeRequestRequirement = (
   else if (command.type === 'variants.set') environments = command.environments ?? []
   else if (projectWideCommands.has(command.type)) environments = [...state.environments.keys()]
   const blocked = environments.find((env) => enabledIn(env) && !mayBypass(env))
-  return blocked === undefined ? undefined : changeRequestRequired(blocked)
+  return blocked === undefined ? undefined : changeRequestRequired()
 }
 
 export const decideChangeRequestConfig = (

@@ -88,9 +88,10 @@ export const decideChangeRequest = (request: ChangeRequest | undefined, command:
       if (request.changes.length === 0) return fail(badData('A change request without changes cannot be sent to review'))
       return ok([draft(meta, 'change-request-sent-to-review', { ...base, data: data() })])
     case 'state.approve': {
-      if (isAuthor(request, author)) return fail(forbidden('You can not approve your own change request'))
+      // SEMANTICS 12: not the author; admins may approve their own.
+      if (isAuthor(request, author) && !command.isAdmin) return fail(forbidden('You can not approve your own change request'))
       if (request.approvals.some((a) => a.createdBy.id === author.id && a.createdBy.username === author.username)) {
-        return fail(badData(`You have already approved change request ${request.id}`))
+        return fail(badData(`Change request ${request.id} is "${request.state}" and you have already approved it, so it cannot be approved again.`))
       }
       const events = [draft(meta, 'change-request-approval-added', { ...base, data: data({ approver: author, comment: command.comment }) })]
       if (request.approvals.length + 1 >= request.minApprovals) events.push(draft(meta, 'change-request-approved', { ...base, data: data() }))
@@ -184,5 +185,5 @@ export const evolveChangeRequest = (request: ChangeRequest | undefined, event: E
   }
 }
 
-export const isChangeRequestEvent = (type: string) =>
-  (type.startsWith('change-request-') && type !== 'change-request-configuration-updated') || type.startsWith('change-')
+// The configuration is project state (evolveProject), not a request's: it must not be routed here on replay.
+export const isChangeRequestEvent = (type: string) => type !== 'change-request-configuration-updated' && type.startsWith('change-')

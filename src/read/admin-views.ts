@@ -1,3 +1,4 @@
+import { publicToken } from '../domain/api-tokens.js'
 import type { ApiToken, Environment } from '../domain/instance-state.js'
 import type { Feature, FeatureEnvironment, ProjectState, Strategy } from '../domain/project-state.js'
 import { orderedStrategies } from '../domain/strategies.js'
@@ -129,16 +130,10 @@ export const environmentView = (environment: Environment, projectCount: number) 
   projectCount,
 })
 
+// Unleash lists a token's secret to those who may read tokens; events never carry it (publicToken).
 export const apiTokenView = (token: ApiToken) => ({
   secret: token.secret,
-  tokenName: token.tokenName,
+  ...publicToken(token),
   username: token.tokenName,
-  type: token.type,
-  environment: token.environment,
-  project: token.projects.join(','),
-  projects: token.projects,
-  expiresAt: token.expiresAt,
-  createdAt: token.createdAt,
   seenAt: null,
-  alias: null,
 })

@@ -16,16 +16,16 @@ const findFeature = (projects: ReadonlyMap<string, ProjectState>, name: string):
 }
 
 // Which flags an export covers (Unleash): a tag "type:value", else the names given, else a project's
-// flags, else every flag.
+// active flags, else every active flag.
 export const exportedFeatureNames = (source: ExportSource, query: { features?: string[]; tag?: string; project?: string }): string[] => {
-  const all = [...source.projects.values()].flatMap((p) => [...p.features.values()])
+  const all = [...source.projects.values()].flatMap((p) => [...p.features.values()]).filter((f) => !f.archived)
   if (query.tag !== undefined) {
     const at = query.tag.indexOf(':')
     const [type, value] = at < 0 ? ['simple', query.tag] : [query.tag.slice(0, at), query.tag.slice(at + 1)]
     return all.filter((f) => f.tags.some((t) => t.type === type && t.value === value)).map((f) => f.name)
   }
   if (query.features && query.features.length > 0) return query.features
-  if (query.project !== undefined) return [...(source.projects.get(query.project)?.features.keys() ?? [])]
+  if (query.project !== undefined) return all.filter((f) => f.project === query.project).map((f) => f.name)
   return all.map((f) => f.name)
 }
 

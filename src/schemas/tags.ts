@@ -28,6 +28,12 @@ export const updateFeatureTagsSchema = v.union(
 )
 export type UpdateFeatureTags = v.InferOutput<typeof updateFeatureTagsSchema>
 
+// PUT /api/admin/projects/:projectId/tags.
+export const bulkTagsSchema = v.object({
+  features: v.pipe(v.array(v.string('"features" must be an array of names')), v.minLength(1, '"features" must hold at least one name'), v.maxLength(1000)),
+  tags: v.object({ addedTags: v.optional(tagList, []), removedTags: v.optional(tagList, []) }),
+})
+
 export const tagTypeSchema = v.object({
   name: tagTypeName('name'),
   description: nullableText('description', 1000),

@@ -42,7 +42,8 @@ export class EventLog {
   }
 
   static open(path: string): EventLog {
-    const root = open({ path, compression: false })
+    // `path` is a directory; lmdb would take a name with a dot (`flags.v2`) for a single file.
+    const root = open({ path, compression: false, noSubdir: false, maxDbs: 64 })
     const log = root.openDB<StoredRecord, number>({ name: 'log', keyEncoding: 'uint32' })
     const index = root.openDB<null, [string, number]>({ name: 'log-index' })
     const snapshots = root.openDB<Buffer, string>({ name: 'snapshots', encoding: 'binary' })

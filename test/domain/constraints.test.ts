@@ -1,0 +1,77 @@
+import t from 'tap'
+import * as v from 'valibot'
+import { validateConstraint } from '../../src/domain/constraints.js'
+import { constraintSchema } from '../../src/schemas/shared.js'
+import { statusOf } from '../../src/http/errors.js'
+
+type Input = v.InferInput<typeof constraintSchema>
+
+const noLegalValues = { legalValuesOf: () => undefined }
+const check = (input: Input, world: { legalValuesOf: (name: string) => ReadonlySet<string> | undefined } = noLegalValues) =>
+  validateConstraint(v.parse(constraintSchema, input), world)
+
+const singleValueRequired = 'Single-value constraint operators require a non-empty value.'
+
+// SEMANTICS 2.4, write side: every refusal is a 400.
+t.test('accepted constraints', async (t) => {
+  const rows: [string, Input][] = [
+    ['IN with values', { contextName: 'userId', operator: 'IN', values: ['a', 'b'] }],
+    ['IN without values (defaults to [])', { contextName: 'userId', operator: 'IN' }],
+    ['NOT_IN', { contextName: 'userId', operator: 'NOT_IN', values: ['a'] }],
+    ['STR_STARTS_WITH', { contextName: 'email', operator: 'STR_STARTS_WITH', values: ['admin'] }],
+    ['STR_ENDS_WITH, case insensitive', { contextName: 'email', operator: 'STR_ENDS_WITH', values: ['@x.com'], caseInsensitive: true }],
+    ['STR_CONTAINS, inverted', { contextName: 'email', operator: 'STR_CONTAINS', values: ['test'], inverted: true }],
+    ['a value of 100 characters', { contextName: 'userId', operator: 'IN', values: ['x'.repeat(100)] }],
+    ['NUM_EQ integer', { contextName: 'n', operator: 'NUM_EQ', value: '12' }],
+    ['NUM_GT decimal', { contextName: 'n', operator: 'NUM_GT', value: '12.5' }],
+    ['NUM_LT negative', { contextName: 'n', operator: 'NUM_LT', value: '-3' }],
+    ['DATE_AFTER ISO date-time', { contextName: 'currentTime', operator: 'DATE_AFTER', value: '2024-01-01T00:00:00.000Z' }],
+    ['DATE_BEFORE with offset', { contextName: 'currentTime', operator: 'DATE_BEFORE', value: '2024-01-01T00:00:00+02:00' }],
+    ['SEMVER_EQ', { contextName: 'version', operator: 'SEMVER_EQ', value: '1.2.3' }],
+    ['SEMVER_GT pre-release', { contextName: 'version', operator: 'SEMVER_GT', value: '1.2.3-beta.1' }],
+    ['REGEX', { contextName: 'email', operator: 'REGEX', value: '^[a-z]+@example\\.com$' }],
+    ['REGEX with inline flags', { contextName: 'email', operator: 'REGEX', value: '(?i)^admin' }],
+    ['REGEX inverted (the SDKs evaluate it)', { contextName: 'email', operator: 'REGEX', value: 'x', inverted: true }],
+    ['IN_CIDR (the SDKs evaluate it)', { contextName: 'remoteAddress', operator: 'IN_CIDR', values: ['10.0.0.0/8', '::1'] }],
+  ]
+  for (const [name, input] of rows) t.equal(check(input), undefined, name)
+})
+
+t.test('refused constraints', async (t) => {
+  const rows: [string, Input, string?][] = [
+    ['an unknown operator', { contextName: 'userId', operator: 'LIKE', values: ['a'] }],
+    ['an empty value in values', { contextName: 'userId', operator: 'IN', values: [''] }],
+    ['NUM without value', { contextName: 'n', operator: 'NUM_EQ' }, singleValueRequired],
+    ['NUM with an empty value', { contextName: 'n', operator: 'NUM_GTE', value: '' }, singleValueRequired],
+    ['NUM with values instead of value', { contextName: 'n', operator: 'NUM_LTE', values: ['1'] }, singleValueRequired],
+    ['NUM not a number', { contextName: 'n', operator: 'NUM_EQ', value: 'twelve' }],
+    ['DATE without value', { contextName: 'currentTime', operator: 'DATE_AFTER' }, singleValueRequired],
+    ['DATE not a date', { contextName: 'currentTime', operator: 'DATE_BEFORE', value: 'tomorrow' }],
+    ['SEMVER without value', { contextName: 'version', operator: 'SEMVER_LT' }, singleValueRequired],
+    ['SEMVER with a v prefix', { contextName: 'version', operator: 'SEMVER_EQ', value: 'v1.2.3' }],
+    ['SEMVER not strict', { contextName: 'version', operator: 'SEMVER_GTE', value: '1.2' }],
+    ['SEMVER not a version', { contextName: 'version', operator: 'SEMVER_LTE', value: 'latest' }],
+    ['REGEX without value', { contextName: 'email', operator: 'REGEX' }, singleValueRequired],
+    ['REGEX that RE2 cannot compile (lookahead)', { contextName: 'email', operator: 'REGEX', value: '^(?=a)a' }],
+    ['REGEX that RE2 cannot compile (backreference)', { contextName: 'email', operator: 'REGEX', value: '(a)\\1' }],
+    ['REGEX that does not parse', { contextName: 'email', operator: 'REGEX', value: '([a-z' }],
+  ]
+  for (const [name, input, message] of rows) {
+    const error = validateConstraint(v.parse(constraintSchema, input), noLegalValues)
+    t.equal(error?.kind, 'BadDataError', `${name} is a BadDataError`)
+    if (error) t.equal(statusOf(error), 400)
+    if (error && message) {
+      t.equal(error.message, `Request validation failed: your request body or params contain invalid data: ${message}`, `${name}: message`)
+      t.same(error.details, [{ message }], `${name}: details`)
+    }
+  }
+  t.notOk(v.safeParse(constraintSchema, { contextName: 'userId', operator: 'IN', values: ['x'.repeat(101)] }).success, 'a value over 100 characters is refused at the edge')
+})
+
+t.test('legal values of the context field', async (t) => {
+  const world = { legalValuesOf: (name: string) => (name === 'region' ? new Set(['eu', 'us']) : undefined) }
+  t.equal(check({ contextName: 'region', operator: 'IN', values: ['eu', 'us'] }, world), undefined, 'legal values pass')
+  t.equal(check({ contextName: 'region', operator: 'IN', values: ['eu', 'mars'] }, world)?.kind, 'BadDataError', 'an illegal value is refused')
+  t.equal(check({ contextName: 'region', operator: 'NOT_IN', values: ['apac'] }, world)?.kind, 'BadDataError', 'also for NOT_IN')
+  t.equal(check({ contextName: 'userId', operator: 'IN', values: ['anything'] }, world), undefined, 'fields without legal values take any value')
+})
