@@ -42,13 +42,15 @@ export const recover = (log: EventLog): Recovered => {
   const snapshots = log.loadSnapshots(snapshotFormat)
   const world: World = { instance: emptyInstance(), projects: new Map(), changeRequests: new Map() }
   let from = 1
-  if (snapshots && snapshots.length > 0) {
+  // A set is written whole at one log position; anything else is not ours to trust.
+  const consistent = snapshots !== undefined && snapshots.length > 0 && snapshots.every((s) => s.lastId === snapshots[0].lastId)
+  if (snapshots && consistent) {
     for (const entry of snapshots) {
       if (entry.key === 'instance') world.instance = entry.state as InstanceState
       else if (entry.key.startsWith('changeRequest:')) world.changeRequests.set(Number(entry.key.slice('changeRequest:'.length)), entry.state as ChangeRequest)
       else world.projects.set(entry.key.slice('project:'.length), entry.state as ProjectState)
     }
-    from = Math.min(...snapshots.map((s) => s.lastId)) + 1
+    from = snapshots[0].lastId + 1
   }
   let replayed = 0
   for (const record of log.from(from)) {

@@ -9,7 +9,7 @@ export const buildWorld = (registry: Registry): ProjectWorld => {
   return {
     environments: instance.environments,
     projectCount: projects.length,
-    featureCount: projects.reduce((sum, [, p]) => sum + p.features.size, 0),
+    featureCount: projects.reduce((sum, [, p]) => sum + [...p.features.values()].filter((f) => !f.archived).length, 0),
     featureLocation: (name) => {
       for (const [project, state] of projects) {
         const feature = state.features.get(name)

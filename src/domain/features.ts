@@ -1,9 +1,8 @@
 import type { CreateFeature, JsonPatch, UpdateFeature } from '../schemas/features.js'
-import { updateFeatureSchema } from '../schemas/features.js'
-import * as v from 'valibot'
 import { DomainError, badData, fail, invalidOperation, nameExists, notFound, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { PatchError, applyJsonPatch } from './json-patch.js'
+import { builtInFeatureTypes } from './feature-types.js'
 import type { Feature, ProjectState } from './project-state.js'
 import type { ProjectWorld } from './world.js'
 
@@ -126,9 +125,24 @@ export const decidePatchFeature = (state: ProjectState, name: string, patch: Jso
     if (error instanceof PatchError) return fail(badData(`Could not apply provided patch: ${error.message}`))
     throw error
   }
-  const parsed = v.safeParse(updateFeatureSchema, patched)
-  if (!parsed.success) return fail(badData(`Could not apply provided patch: ${parsed.issues[0].message}`))
-  return decideUpdateFeature(state, name, parsed.output, world, meta)
+  const metadata = patchedMetadata(patched)
+  if (!metadata.ok) return metadata
+  return decideUpdateFeature(state, name, metadata.value, world, meta)
+}
+
+// The patched flag must still be a flag: the fields a patch may touch keep their types.
+const patchedMetadata = (patched: unknown): Result<UpdateFeature> => {
+  const problem = (message: string) => fail<UpdateFeature>(badData(`Could not apply provided patch: ${message}`))
+  if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) return problem('the result is not a feature flag')
+  const { name, project, type, description, impressionData, stale, archived } = patched as Record<string, unknown>
+  if (typeof name !== 'string' || typeof project !== 'string') return problem('"name" and "project" must stay strings')
+  if (typeof type !== 'string' || !builtInFeatureTypes.some((t) => t.id === type)) return problem(`"type" must be one of ${builtInFeatureTypes.map((t) => t.id).join(', ')}`)
+  if (description !== null && description !== undefined && (typeof description !== 'string' || description.length > 10_000)) {
+    return problem('"description" must be a string of at most 10000 characters')
+  }
+  if (typeof impressionData !== 'boolean' || typeof stale !== 'boolean') return problem('"impressionData" and "stale" must be booleans')
+  if (archived !== undefined && typeof archived !== 'boolean') return problem('"archived" must be a boolean')
+  return ok({ name, project, type: type as UpdateFeature['type'], description: description as string | null | undefined, impressionData, stale })
 }
 
 export const decideArchiveFeatures = (state: ProjectState, names: string[], world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {

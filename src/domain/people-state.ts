@@ -70,6 +70,9 @@ export interface PeopleState {
   groups: ReadonlyMap<number, Group>
   pats: ReadonlyMap<number, Pat>
   signupTokens: ReadonlyMap<string, SignupToken>
+  // The highest id ever issued per kind: a deleted group's id must not come back, or a new group would
+  // inherit the project roles still recorded under it. Absent in older snapshots (then the maps' keys).
+  issuedIds?: Readonly<{ role: number; group: number; pat: number }>
 }
 
 export const roleIds = { admin: 1, editor: 2, viewer: 3, owner: 4, member: 5 } as const

@@ -27,7 +27,19 @@ export type PeopleCommand =
   | { type: 'signupToken.update'; secret: string; input: UpdateSignupToken; meta: CommandMeta }
   | { type: 'signupToken.signup'; secret: string; user: { email: string; name: string; username?: string }; passwordHash: string; meta: CommandMeta }
 
-const nextId = (map: ReadonlyMap<number, unknown>) => Math.max(0, ...map.keys()) + 1
+type IssuedKind = keyof NonNullable<PeopleState['issuedIds']>
+const mapOf = (state: PeopleState, kind: IssuedKind): ReadonlyMap<number, unknown> =>
+  kind === 'role' ? state.roles : kind === 'group' ? state.groups : state.pats
+const highestId = (state: PeopleState, kind: IssuedKind) => Math.max(0, state.issuedIds?.[kind] ?? 0, ...mapOf(state, kind).keys())
+// Ids are never reused, even after a delete.
+const nextId = (state: PeopleState, kind: IssuedKind) => highestId(state, kind) + 1
+const nextUserId = (users: ReadonlyMap<number, unknown>) => Math.max(0, ...users.keys()) + 1
+const issued = (state: PeopleState, kind: IssuedKind, id: number): PeopleState['issuedIds'] => ({
+  role: highestId(state, 'role'),
+  group: highestId(state, 'group'),
+  pat: highestId(state, 'pat'),
+  [kind]: Math.max(highestId(state, kind), id),
+})
 
 // What events and responses may show of a user.
 export const publicUser = (user: User) => ({ id: user.id, name: user.name, username: user.username, email: user.email, rootRole: user.rootRole })
@@ -69,7 +81,7 @@ const createUser = (
   const role = resolveRootRole(state, fields.rootRole)
   if (!role.ok) return role
   const user: User = {
-    id: nextId(state.users),
+    id: nextUserId(state.users),
     name: fields.name ?? null,
     username: fields.username ?? null,
     email: fields.email ?? null,
@@ -178,7 +190,7 @@ export const decidePeople = (state: PeopleState, command: PeopleCommand): Result
       if ([...state.roles.values()].some((r) => r.name.toLowerCase() === command.input.name.toLowerCase())) {
         return fail(nameExists(`There already exists a role with the name ${command.input.name}`))
       }
-      return ok([draft(meta, 'role-created', { data: roleFrom(command.input, nextId(state.roles)) })])
+      return ok([draft(meta, 'role-created', { data: roleFrom(command.input, nextId(state, 'role')) })])
     }
     case 'role.update': {
       const current = state.roles.get(command.id)
@@ -200,7 +212,7 @@ export const decidePeople = (state: PeopleState, command: PeopleCommand): Result
     case 'group.create': {
       const error = validateGroup(state, command.input)
       if (error) return fail(error)
-      return ok([draft(meta, 'group-created', { data: groupData(groupFrom(command.input, nextId(state.groups), meta)) })])
+      return ok([draft(meta, 'group-created', { data: groupData(groupFrom(command.input, nextId(state, 'group'), meta)) })])
     }
     case 'group.update': {
       const current = state.groups.get(command.id)
@@ -221,7 +233,7 @@ export const decidePeople = (state: PeopleState, command: PeopleCommand): Result
       if (Date.parse(command.expiresAt) <= Date.parse(meta.now)) return fail(badData('The expiry date must be in the future'))
       if (mine.length >= maxPatsPerUser) return fail(new DomainError('OperationDeniedError', `A user may not have more than ${maxPatsPerUser} personal access tokens`))
       if (mine.some((p) => p.description === command.description)) return fail(nameExists('A personal access token with that description already exists'))
-      const id = nextId(state.pats)
+      const id = nextId(state, 'pat')
       const data = { id, description: command.description, expiresAt: new Date(command.expiresAt).toISOString(), userId: command.userId, createdAt: meta.now }
       return ok([draft(meta, 'pat-created', { data, hidden: { secretHash: command.secretHash } })])
     }
@@ -305,6 +317,7 @@ export const evolvePeople = (state: PeopleState, event: EventDraft): PeopleState
       return { ...state, users: withEntry(state.users, current.id, { ...current, deleted: true, passwordHash: null }), pats }
     }
     case 'role-created':
+      return { ...state, roles: withEntry(state.roles, event.data.id, event.data as Role), issuedIds: issued(state, 'role', event.data.id) }
     case 'role-updated':
       return { ...state, roles: withEntry(state.roles, event.data.id, event.data as Role) }
     case 'role-deleted': {
@@ -315,7 +328,7 @@ export const evolvePeople = (state: PeopleState, event: EventDraft): PeopleState
     case 'group-created': {
       const data = event.data
       const users = (data.users as number[]).map((userId) => ({ userId, joinedAt: event.createdAt, createdBy: event.createdBy }))
-      return { ...state, groups: withEntry(state.groups, data.id, { ...data, users } as Group) }
+      return { ...state, groups: withEntry(state.groups, data.id, { ...data, users } as Group), issuedIds: issued(state, 'group', data.id) }
     }
     case 'group-updated':
       return { ...state, groups: withEntry(state.groups, event.data.id, { ...event.data, users: event.hidden?.members } as Group) }
@@ -325,7 +338,11 @@ export const evolvePeople = (state: PeopleState, event: EventDraft): PeopleState
       return { ...state, groups }
     }
     case 'pat-created':
-      return { ...state, pats: withEntry(state.pats, event.data.id, { ...event.data, secretHash: String(event.hidden?.secretHash) }) }
+      return {
+        ...state,
+        pats: withEntry(state.pats, event.data.id, { ...event.data, secretHash: String(event.hidden?.secretHash) }),
+        issuedIds: issued(state, 'pat', event.data.id),
+      }
     case 'pat-deleted': {
       const pats = new Map(state.pats)
       pats.delete(event.preData.id)

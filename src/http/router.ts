@@ -43,29 +43,44 @@ export class Router {
   }
 
   match(method: Method, rawPath: string): Match {
-    const values: string[] = []
-    let node: Node | undefined = this.root
-    for (const segment of splitPath(rawPath)) {
-      const next: Node | undefined = node.statics.get(segment)
-      if (next) {
-        node = next
-        continue
-      }
-      if (!node.param) return { kind: 'not-found' }
-      values.push(segment)
-      node = node.param
-    }
-    const found = node.routes.get(method)
+    const allowed = new Set<Method>()
+    const found = search(this.root, splitPath(rawPath), 0, [], method, allowed)
     if (found) {
       const params: Record<string, string> = {}
       found.paramNames.forEach((name, i) => {
-        params[name] = decodeSegment(values[i], name)
+        params[name] = decodeSegment(found.values[i], name)
       })
       return { kind: 'found', route: found.route, params }
     }
-    if (node.routes.size === 0) return { kind: 'not-found' }
-    return { kind: 'method-not-allowed', allowed: [...node.routes.keys()] }
+    if (allowed.size === 0) return { kind: 'not-found' }
+    return { kind: 'method-not-allowed', allowed: [...allowed] }
   }
+}
+
+// Static first, then the parameter: a static segment that leads to no route for this method falls
+// back to the parameter, as Express would match it (a flag named "validate", an environment "update").
+const search = (
+  node: Node,
+  segments: string[],
+  at: number,
+  values: string[],
+  method: Method,
+  allowed: Set<Method>,
+): { route: Route; paramNames: string[]; values: string[] } | undefined => {
+  if (at === segments.length) {
+    const found = node.routes.get(method)
+    if (found) return { ...found, values: [...values] }
+    for (const other of node.routes.keys()) allowed.add(other)
+    return undefined
+  }
+  const next = node.statics.get(segments[at])
+  const viaStatic = next && search(next, segments, at + 1, values, method, allowed)
+  if (viaStatic) return viaStatic
+  if (!node.param) return undefined
+  values.push(segments[at])
+  const viaParam = search(node.param, segments, at + 1, values, method, allowed)
+  values.pop()
+  return viaParam
 }
 
 const decodeSegment = (segment: string, name: string): string => {

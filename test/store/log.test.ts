@@ -1,0 +1,259 @@
+import { mkdirSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { open } from 'lmdb'
+import t from 'tap'
+import { EventLog } from '../../src/store/log.js'
+
+// Real LMDB in a temporary directory: reopening proves what is on disk.
+
+interface Note {
+  id: number
+  text: string
+  project?: string
+  feature?: string
+}
+
+const keysOf = (record: Note): string[] => [
+  ...(record.project ? [`project:${record.project}`] : []),
+  ...(record.feature ? [`feature:${record.feature}`] : []),
+]
+
+const withLog = async <T>(path: string, use: (log: EventLog) => Promise<T> | T): Promise<T> => {
+  const log = EventLog.open(path)
+  try {
+    return await use(log)
+  } finally {
+    await log.close()
+  }
+}
+
+// Changes the snapshot database behind the log's back, as a crash or a bad disk would.
+const tamper = async (path: string, change: (db: { get(key: string): Buffer | undefined; putSync(key: string, value: Buffer): void; removeSync(key: string): void }) => void) => {
+  const root = open({ path, compression: false, noSubdir: false })
+  const snapshots = root.openDB<Buffer, string>({ name: 'snapshots', encoding: 'binary' })
+  change({
+    get: (key) => snapshots.get(key),
+    putSync: (key, value) => void snapshots.putSync(key, value),
+    removeSync: (key) => void snapshots.removeSync(key),
+  })
+  await root.close()
+}
+
+t.test('append', async (t) => {
+  t.test('assigns ids 1..N in call order, synchronously', async (t) => {
+    await withLog(t.testdir(), async (log) => {
+      t.equal(log.lastId, 0, 'an empty log')
+      const first = log.append<Note>([{ text: 'a' }, { text: 'b' }])
+      const second = log.append<Note>([{ text: 'c' }])
+      t.same(first.records.map((r) => r.id), [1, 2])
+      t.same(second.records.map((r) => r.id), [3])
+      t.equal(log.lastId, 3, 'before anything is committed')
+      await Promise.all([first.committed, second.committed])
+      t.same(Array.from(log.from(1), (r) => (r as Note).text), ['a', 'b', 'c'])
+      t.same(log.get(2), { id: 2, text: 'b' })
+      t.equal(log.count(), 3)
+    })
+  })
+
+  t.test('an empty append takes no id', async (t) => {
+    await withLog(t.testdir(), async (log) => {
+      const appended = log.append<Note>([])
+      await appended.committed
+      t.same(appended.records, [])
+      t.equal(log.lastId, 0)
+      t.equal(log.append<Note>([{ text: 'a' }]).records[0].id, 1)
+    })
+  })
+
+  t.test('concurrent appends commit in call order', async (t) => {
+    await withLog(t.testdir(), async (log) => {
+      const resolved: number[] = []
+      const batches = Array.from({ length: 50 }, (_, i) => log.append<Note>(Array.from({ length: 1 + (i % 3) }, (_, j) => ({ text: `${i}.${j}` }))))
+      await Promise.all(batches.map((b, i) => b.committed.then(() => resolved.push(i))))
+      t.same(resolved, batches.map((_, i) => i), 'commits resolve in call order')
+      const expected = batches.flatMap((b) => b.records)
+      t.same(expected.map((r) => r.id), expected.map((_, i) => i + 1), 'ids are dense and increasing')
+      t.same(Array.from(log.from(1)), expected, 'the log holds every record in id order')
+    })
+  })
+
+  t.test('a committed record is readable as soon as its promise resolves', async (t) => {
+    await withLog(t.testdir(), async (log) => {
+      const appended = log.append<Note>([{ text: 'durable' }])
+      await appended.committed
+      t.same(log.get(1), { id: 1, text: 'durable' })
+    })
+  })
+
+  t.test('from(n) starts at n; newest(n) is newest first', async (t) => {
+    await withLog(t.testdir(), async (log) => {
+      await log.append<Note>(Array.from({ length: 10 }, (_, i) => ({ text: `n${i + 1}` }))).committed
+      t.same(Array.from(log.from(8), (r) => r.id), [8, 9, 10])
+      t.same(Array.from(log.from(11)), [])
+      t.same(log.newest(3).map((r) => r.id), [10, 9, 8])
+    })
+  })
+})
+
+t.test('records survive reopening, and ids continue after them', async (t) => {
+  const path = t.testdir()
+  await withLog(path, async (log) => {
+    await log.append<Note>([{ text: 'a', project: 'web' }, { text: 'b' }]).committed
+    await log.append<Note>([{ text: 'c', project: 'web', feature: 'checkout' }], keysOf).committed
+  })
+  await withLog(path, async (log) => {
+    t.equal(log.lastId, 3)
+    t.same(Array.from(log.from(1)), [
+      { id: 1, text: 'a', project: 'web' },
+      { id: 2, text: 'b' },
+      { id: 3, text: 'c', project: 'web', feature: 'checkout' },
+    ])
+    t.same(log.idsFor('feature:checkout'), [3], 'the index survives too')
+    const next = log.append<Note>([{ text: 'd' }])
+    t.same(next.records.map((r) => r.id), [4])
+    await next.committed
+  })
+  await withLog(path, (log) => {
+    t.equal(log.lastId, 4)
+  })
+})
+
+t.test('the path is a data directory, even when its name has a dot', async (t) => {
+  const path = join(t.testdir(), 'flags.v2')
+  mkdirSync(path)
+  await withLog(path, async (log) => {
+    await log.append<Note>([{ text: 'a' }]).committed
+  })
+  t.ok(statSync(path).isDirectory())
+  t.ok(readdirSync(path).includes('data.mdb'), 'the database lives inside it')
+  await withLog(path, (log) => {
+    t.equal(log.lastId, 1)
+  })
+})
+
+t.test('index lookups', async (t) => {
+  await withLog(t.testdir(), async (log) => {
+    await log.append<Note>(
+      [
+        { text: '1', project: 'web', feature: 'checkout' },
+        { text: '2', project: 'mobile', feature: 'search' },
+        { text: '3', project: 'web' },
+        { text: '4', project: 'web-shop', feature: 'checkout-v2' },
+        { text: '5', project: 'web', feature: 'checkout' },
+        { text: '6' },
+      ],
+      keysOf,
+    ).committed
+    t.same(log.idsFor('project:web', { reverse: true }), [5, 3, 1], 'a project, newest first')
+    t.same(log.idsFor('project:web'), [1, 3, 5], 'oldest first')
+    t.same(log.idsFor('feature:checkout', { reverse: true }), [5, 1], 'a feature, newest first; no prefix match on checkout-v2')
+    t.same(log.idsFor('project:web', { reverse: true, limit: 2 }), [5, 3], 'with a limit')
+    t.same(log.idsFor('project:nope'), [])
+    t.equal(log.countFor('project:web'), 3)
+    t.equal(log.countFor('feature:search'), 1)
+    t.equal(log.countFor('project:nope'), 0)
+  })
+})
+
+t.test('snapshots', async (t) => {
+  const state = () => ({
+    settings: { id: 'web', featureLimit: null, createdAt: '2024-01-01T00:00:00.000Z' },
+    environments: new Map([['development', { environment: 'development', defaultStrategy: null }]]),
+    features: new Map([
+      ['checkout', { name: 'checkout', environments: new Map([['development', { enabled: true, strategies: [{ id: 's1', parameters: { rollout: '50' } }] }]]), tags: [] }],
+    ]),
+  })
+
+  const seeded = async (path: string) =>
+    withLog(path, async (log) => {
+      await log.append<Note>([{ text: 'a' }, { text: 'b' }]).committed
+      await log.saveSnapshots(1, [
+        { key: 'instance', lastId: 2, state: { environments: new Map([['development', { name: 'development' }]]) } },
+        { key: 'project:web', lastId: 2, state: state() },
+      ])
+    })
+
+  t.test('round-trip Maps, nested included, across a reopen', async (t) => {
+    const path = t.testdir()
+    await seeded(path)
+    await withLog(path, (log) => {
+      const entries = log.loadSnapshots(1)
+      t.ok(entries, 'the snapshot set loads')
+      t.same(entries?.map((e) => [e.key, e.lastId]), [
+        ['instance', 2],
+        ['project:web', 2],
+      ])
+      const web = entries?.find((e) => e.key === 'project:web')?.state as ReturnType<typeof state>
+      t.ok(web.features instanceof Map, 'features is a Map again')
+      t.ok(web.features.get('checkout')?.environments instanceof Map, 'nested Maps too')
+      t.same(web, state())
+    })
+  })
+
+  t.test('a newer set replaces the older one', async (t) => {
+    const path = t.testdir()
+    await seeded(path)
+    await withLog(path, async (log) => {
+      await log.append<Note>([{ text: 'c' }]).committed
+      await log.saveSnapshots(1, [{ key: 'instance', lastId: 3, state: { n: 3 } }])
+      t.same(log.loadSnapshots(1), [{ key: 'instance', lastId: 3, state: { n: 3 } }])
+    })
+  })
+
+  t.test('no snapshot yet → undefined', async (t) => {
+    await withLog(t.testdir(), (log) => {
+      t.equal(log.loadSnapshots(1), undefined)
+    })
+  })
+
+  t.test('another format → undefined', async (t) => {
+    const path = t.testdir()
+    await seeded(path)
+    await withLog(path, (log) => {
+      t.equal(log.loadSnapshots(2), undefined)
+      t.ok(log.loadSnapshots(1))
+    })
+  })
+
+  t.test('a missing entry → undefined', async (t) => {
+    const path = t.testdir()
+    await seeded(path)
+    await tamper(path, (db) => db.removeSync('project:web'))
+    await withLog(path, (log) => {
+      t.equal(log.loadSnapshots(1), undefined)
+    })
+  })
+
+  t.test('corrupt entry bytes → undefined', async (t) => {
+    for (const [name, corrupt] of [
+      ['an invalid type byte', () => Buffer.from([0xc1])],
+      ['truncated', (bytes: Buffer) => bytes.subarray(0, Math.floor(bytes.length / 2))],
+      ['not a snapshot record', () => Buffer.from([0x2a])],
+      ['empty', () => Buffer.alloc(0)],
+    ] as const) {
+      const path = t.testdir()
+      await seeded(path)
+      await tamper(path, (db) => db.putSync('project:web', corrupt(db.get('project:web')!)))
+      await withLog(path, (log) => {
+        t.equal(log.loadSnapshots(1), undefined, name)
+      })
+    }
+  })
+
+  t.test('a corrupt manifest → undefined', async (t) => {
+    const path = t.testdir()
+    await seeded(path)
+    await tamper(path, (db) => db.putSync('\u0000manifest', Buffer.from([0xc1, 0x00])))
+    await withLog(path, (log) => {
+      t.equal(log.loadSnapshots(1), undefined)
+    })
+  })
+
+  t.test('a snapshot ahead of the log → undefined', async (t) => {
+    await withLog(t.testdir(), async (log) => {
+      await log.append<Note>([{ text: 'a' }]).committed
+      await log.saveSnapshots(1, [{ key: 'instance', lastId: 5, state: {} }])
+      t.equal(log.loadSnapshots(1), undefined)
+    })
+  })
+})
