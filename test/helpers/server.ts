@@ -41,13 +41,21 @@ export const randomAdminToken = () => `*:*.${randomBytes(28).toString('hex')}`
 // Fresh temporary data dir, removed at teardown after every server started on it has stopped.
 const serversByDir = new Map<string, Set<TestServer>>()
 
+// Also removed when the test process dies before its teardowns run (a server that failed to start, say).
+const leftovers = new Set<string>()
+process.once('exit', () => {
+  for (const dir of leftovers) rmSync(dir, { recursive: true, force: true })
+})
+
 export const makeDataDir = (t: Test): string => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'unleash-it-'))
   serversByDir.set(dir, new Set())
+  leftovers.add(dir)
   t.teardown(async () => {
     for (const server of serversByDir.get(dir) ?? []) await server.stop()
     serversByDir.delete(dir)
     rmSync(dir, { recursive: true, force: true })
+    leftovers.delete(dir)
   })
   return dir
 }

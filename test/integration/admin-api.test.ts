@@ -822,9 +822,18 @@ t.test('API tokens', async (t) => {
     expectError(t, await createApiToken(server, { tokenName: 'x', type: 'frontend', environment: '*' }), { status: 400, message: /Frontend token cannot be scoped to all environments/ })
     expectError(t, await createApiToken(server, { tokenName: 'x', type: 'client', environment: 'nope' }), { status: 400, message: /Environment=nope does not exist/ })
     expectError(t, await createApiToken(server, { tokenName: 'x', type: 'client', projects: ['nope'] }), { status: 400, message: /Project=nope does not exist/ })
-    expectError(t, await createApiToken(server, { tokenName: 'x', type: 'admin' }), { status: 400 }, 'admin tokens are no longer creatable')
     expectError(t, await createApiToken(server, { tokenName: 'x', type: 'superuser' }), { status: 400 }, 'an unknown type')
     expectError(t, await createApiToken(server, { type: 'client' } as any), { status: 400 }, 'no tokenName')
+  })
+
+  // The issue names client, admin and frontend tokens (Unleash calls admin tokens legacy): an admin
+  // token is made only with the ADMIN permission, with Unleash's *:*.<hex> secret and full scope.
+  t.test('an admin token is created with the admin format and scope', async (t) => {
+    const res = await createApiToken(server, { tokenName: 'ops-admin', type: 'admin', environment: 'development', projects: ['default'] } as any)
+    expectStatus(t, res, 201, 'created')
+    t.match(res.body.secret, /^\*:\*\.[0-9a-f]{56}$/)
+    t.equal(res.body.environment, '*')
+    t.same(res.body.projects, ['*'])
   })
 
   t.test('tokens are listed, and found by name', async (t) => {

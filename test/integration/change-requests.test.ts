@@ -440,6 +440,7 @@ t.test('every change action applies with its normal events and change-request-ap
   const second = expectOk(await addStrategy(s, p, N.main, 'production', { name: 'flexibleRollout' }), 'strategy 2').body.id
   expectOk(await api(s, 'POST', `/api/admin/projects/${p}/features/${N.orphan}/dependencies`, { feature: N.parent }), 'orphan depends on parent')
   const segment = expectOk(await createSegment(s, { name: 'beta-users', constraints: [] }), 'segment').body
+  const unused = expectOk(await createSegment(s, { name: 'unused', constraints: [] }), 'another segment').body
   await setConfig(s, p, 'production', 1)
 
   const cases: { label: string; change: Record<string, unknown>; events: string[]; check: (t: Test) => Promise<void> }[] = [
@@ -502,6 +503,12 @@ t.test('every change action applies with its normal events and change-request-ap
       change: { action: 'updateSegment', payload: { id: segment.id, name: 'beta-testers', constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }] } },
       events: ['segment-updated'],
       check: async (t) => void t.equal((await api(s, 'GET', `/api/admin/segments/${segment.id}`)).body.name, 'beta-testers'),
+    },
+    {
+      label: 'deleteSegment',
+      change: { action: 'deleteSegment', payload: { id: unused.id } },
+      events: ['segment-deleted'],
+      check: async (t) => void t.equal((await api(s, 'GET', `/api/admin/segments/${unused.id}`)).status, 404),
     },
   ]
   for (const c of cases) {
@@ -581,7 +588,7 @@ t.test('scheduled application fires when its time comes', async (t) => {
   expectError(t, await setState(s, approver, p, id, { state: 'Scheduled' }), { status: 400 }, 'no time')
   t.same(await frozen(s, p, id), before, 'refused schedules change nothing')
 
-  const at = new Date(Date.now() + 1200).toISOString()
+  const at = new Date(Date.now() + 2000).toISOString()
   const scheduled = await setState(s, approver, p, id, { state: 'Scheduled', scheduledAt: at })
   expectStatus(t, scheduled, 200, 'scheduled')
   t.match(scheduled.body, { state: 'Scheduled', schedule: { status: 'pending', scheduledAt: at } })
@@ -625,21 +632,16 @@ t.test('a restart in the middle of a review; a schedule missed while the server 
   const timed = (await addChanges(r, who, p, 'development', { feature: N.checkout, action: 'updateEnabled', payload: { enabled: true } })).body.id as number
   expectStatus(t, await setState(r, who, p, timed, { state: 'In review' }), 200, 'timed to review')
   expectStatus(t, await setState(r, first, p, timed, { state: 'Approved' }), 200, 'timed approved')
-  expectStatus(t, await setState(r, first, p, timed, { state: 'Scheduled', scheduledAt: new Date(Date.now() + 700).toISOString() }), 200, 'timed scheduled')
+  const due = Date.now() + 1500
+  expectStatus(t, await setState(r, first, p, timed, { state: 'Scheduled', scheduledAt: new Date(due).toISOString() }), 200, 'timed scheduled')
 
   const before = (await getRequest(r, p, id)).body
+  t.match((await getRequest(r, p, timed)).body, { state: 'Scheduled', schedule: { status: 'pending' } }, 'pending when the server goes down')
   await r.stop()
-  await sleep(1000)
+  await sleep(Math.max(0, due - Date.now()) + 200)
   r = await startTestServer(t, { dataDir, adminToken, env })
 
-  const after = await getRequest(r, p, id)
-  t.equal(after.status, 200)
-  t.same(after.body, before, 'the request in review is back as it was: state, approvals, title, comments, changes')
-  t.match(after.body, { state: 'In review', title: 'survives', approvals: [{ createdBy: { username: 'first@example.com' } }], comments: [{ text: 'before the restart' }] })
-  expectError(t, await as(r, who, 'POST', `/api/admin/projects/${p}/features/${N.checkout}/environments/production/on`), { status: 403, name: 'PermissionError' }, 'change requests are still required after the restart')
-  expectError(t, await setState(r, first, p, id, { state: 'Approved' }), { status: 400, message: /already approved/ }, 'the approval survived: the same approver cannot approve again')
-  await refusedTransition(t, r, p, id, () => setState(r, first, p, id, { state: 'Applied' }), 'In review', 'applied', 'still needs its second approval')
-
+  // The scheduler's first round, right after the start, marks the missed schedule failed.
   const failed = await eventually(async () => (await getRequest(r, p, timed)).body.schedule?.status === 'failed', 3000, 50)
   t.ok(failed, 'the schedule missed while down is marked failed')
   const timedView = (await getRequest(r, p, timed)).body
@@ -648,6 +650,14 @@ t.test('a restart in the middle of a review; a schedule missed while the server 
   const types = ((await listEvents(r)).body.events as any[]).map((e) => e.type)
   t.ok(types.includes('change-request-scheduled-application-failure'), 'the failure is an event')
   t.notOk(types.includes('change-request-scheduled-application-success'), 'no success')
+
+  const after = await getRequest(r, p, id)
+  t.equal(after.status, 200)
+  t.same(after.body, before, 'the request in review is back as it was: state, approvals, title, comments, changes')
+  t.match(after.body, { state: 'In review', title: 'survives', approvals: [{ createdBy: { username: 'first@example.com' } }], comments: [{ text: 'before the restart' }] })
+  expectError(t, await as(r, who, 'POST', `/api/admin/projects/${p}/features/${N.checkout}/environments/production/on`), { status: 403, name: 'PermissionError' }, 'change requests are still required after the restart')
+  expectError(t, await setState(r, first, p, id, { state: 'Approved' }), { status: 400, message: /already approved/ }, 'the approval survived: the same approver cannot approve again')
+  await refusedTransition(t, r, p, id, () => setState(r, first, p, id, { state: 'Applied' }), 'In review', 'applied', 'still needs its second approval')
 
   // The review then completes.
   const second = await setState(r, other, p, id, { state: 'Approved' })

@@ -341,6 +341,16 @@ t.test('personal access tokens', async (t) => {
     expectError(t, (await createPatAs(admin, 'token')).res, { status: 400 }, 'the admin token has no user to own a PAT')
   })
 
+  t.test('ids are not reused after a delete', async (t) => {
+    const temp = await createPatAs(pat.session, 'short-lived')
+    expectStatus(t, await call(pat.session, 'DELETE', `/api/admin/user/tokens/${temp.id}`), 200, 'delete')
+    const next = await createPatAs(pat.session, 'next')
+    t.ok(next.id > temp.id, `a new id (${next.id} after ${temp.id})`)
+    expectStatus(t, await call(pat.session, 'DELETE', `/api/admin/user/tokens/${temp.id}`), 200, 'deleting the old id again')
+    expectStatus(t, await call(patCaller('patty next', next.secret!), 'GET', '/api/admin/user'), 200, 'leaves the new PAT alone')
+    expectStatus(t, await call(pat.session, 'DELETE', `/api/admin/user/tokens/${next.id}`), 200, 'clean up')
+  })
+
   t.test('more than 10 is 403', async (t) => {
     for (let i = 2; i <= 10; i++) expectStatus(t, (await createPatAs(pat.session, `pat-${i}`)).res, 201, `PAT ${i}`)
     const eleventh = await createPatAs(pat.session, 'pat-11')
@@ -523,6 +533,23 @@ t.test('groups', async (t) => {
   expectStatus(t, await asAdmin('DELETE', `/api/admin/groups/${other.body.id}`), 200, 'delete')
   expectError(t, await asAdmin('GET', `/api/admin/groups/${other.body.id}`), { status: 404 }, 'gone')
   t.ok(await newest('group-deleted', (e) => e.preData?.id === other.body.id), 'group-deleted')
+
+  t.test("a deleted group's id is not reused, so a new group inherits none of its project roles", async (t) => {
+    const ivy = await person('ivy', 'Viewer')
+    const jay = await person('jay', 'Viewer')
+    expectStatus(t, await asAdmin('POST', '/api/admin/projects', { id: 'grp-p', name: 'Groups' }), 201, 'project')
+    const owners = await asAdmin('POST', '/api/admin/groups', { name: 'Owners', users: [{ user: { id: ivy.id } }] })
+    expectStatus(t, await asAdmin('POST', '/api/admin/projects/grp-p/access', { roles: [4], groups: [owners.body.id] }), 200, 'owners own grp-p')
+    expectStatus(t, await call(ivy.session, 'POST', '/api/admin/projects/grp-p/features', { name: 'grp-flag' }), 201, 'a member of the group writes')
+    expectStatus(t, await asAdmin('DELETE', `/api/admin/groups/${owners.body.id}`), 200, 'delete the group')
+    expectError(t, await call(ivy.session, 'POST', '/api/admin/projects/grp-p/features', { name: 'grp-flag-2' }), { status: 403 }, 'its former members lose the role')
+    const fresh = await asAdmin('POST', '/api/admin/groups', { name: 'Newcomers', users: [{ user: { id: jay.id } }] })
+    expectStatus(t, fresh, 201, 'a new group')
+    t.not(fresh.body.id, owners.body.id, 'gets a new id')
+    expectError(t, await call(jay.session, 'POST', '/api/admin/projects/grp-p/features', { name: 'grp-flag-3' }), { status: 403 }, 'and no roles in grp-p')
+    const access = await asAdmin('GET', '/api/admin/projects/grp-p/access')
+    t.same(access.body.groups, [], 'grp-p lists no group')
+  })
 })
 
 t.test('project access', async (t) => {
