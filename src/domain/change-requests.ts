@@ -41,6 +41,8 @@ const changeEvents = (request: Pick<ChangeRequest, 'id' | 'project' | 'environme
     }),
   )
 
+const authorOnly = new Set<ChangeRequestCommandType>(['change.add', 'change.edit', 'change.discard', 'title.set'])
+
 const isAuthor = (request: ChangeRequest, author: Author) => request.createdBy.id === author.id && request.createdBy.username === author.username
 
 // Data rules of each step; which step a state accepts at all is the machine's business.
@@ -62,6 +64,9 @@ export const decideChangeRequest = (request: ChangeRequest | undefined, command:
   if (!request) return fail(notFound('Could not find the change request'))
   const base = { ...keys(request) }
   const data = (extra: Record<string, unknown> = {}) => ({ changeRequestId: request.id, ...extra })
+  if (authorOnly.has(command.type) && !isAuthor(request, author) && !command.isAdmin) {
+    return fail(forbidden('Only the author of a change request (or an admin) can change its title or its changes'))
+  }
   switch (command.type) {
     case 'change.add':
       return ok(changeEvents(request, command.changes, author, meta))
