@@ -1,0 +1,95 @@
+// One load-generator thread: keep-alive connections, each sending the same request again as soon
+// as the previous response has fully arrived (a closed loop, like wrk without pipelining).
+import net from 'node:net'
+import { performance } from 'node:perf_hooks'
+import { parentPort, workerData } from 'node:worker_threads'
+import { LatencyHistogram } from './latency-histogram.js'
+import { ResponseReader } from './response-reader.js'
+import type { LoadWorkerInput, LoadWorkerOutput } from './run-load.js'
+
+const input = workerData as LoadWorkerInput
+// performance.timeOrigin differs per thread; the phases arrive as wall-clock times.
+const local = (epochMs: number) => epochMs - performance.timeOrigin
+const startAt = local(input.startAtEpochMs)
+const measureFrom = local(input.measureFromEpochMs)
+const stopAt = local(input.stopAtEpochMs)
+const graceMs = 5000
+const request = Buffer.from(input.request.buffer, input.request.byteOffset, input.request.byteLength)
+
+const histogram = new LatencyHistogram()
+const output: Omit<LoadWorkerOutput, 'counts'> = { requests: 0, headerBytes: 0, bodyBytes: 0, statuses: {}, errorCount: 0, errors: [] }
+const sockets = new Set<net.Socket>()
+
+const noteError = (error: unknown) => {
+  output.errorCount++
+  const message = error instanceof Error ? error.message : String(error)
+  if (output.errors.length < 5 && !output.errors.includes(message)) output.errors.push(message)
+}
+
+const runConnection = () =>
+  new Promise<void>((resolve) => {
+    let finished = false
+    const finish = () => {
+      if (finished) return
+      finished = true
+      resolve()
+    }
+    const connect = () => {
+      let sentAt = 0
+      const socket = net.connect({ host: input.host, port: input.port, noDelay: true })
+      sockets.add(socket)
+      const send = () => {
+        sentAt = performance.now()
+        socket.write(request)
+      }
+      const reader = new ResponseReader((response) => {
+        const now = performance.now()
+        if (sentAt >= measureFrom && now <= stopAt) {
+          histogram.recordMicros((now - sentAt) * 1000)
+          output.requests++
+          output.headerBytes += response.headerBytes
+          output.bodyBytes += response.bodyBytes
+          output.statuses[response.status] = (output.statuses[response.status] ?? 0) + 1
+        }
+        if (now < stopAt) send()
+        else {
+          socket.end()
+          finish()
+        }
+      })
+      let failed = false
+      const fail = (error: unknown) => {
+        if (failed || finished) return
+        failed = true
+        noteError(error)
+        socket.destroy()
+        sockets.delete(socket)
+        if (performance.now() < stopAt) setTimeout(connect, 10)
+        else finish()
+      }
+      socket.on('connect', () => setTimeout(send, Math.max(0, startAt - performance.now())))
+      socket.on('data', (chunk: Buffer) => {
+        try {
+          reader.push(chunk)
+        } catch (error) {
+          fail(error)
+        }
+      })
+      socket.on('error', fail)
+      socket.on('close', () => {
+        sockets.delete(socket)
+        if (!finished) fail(new Error('the server closed a keep-alive connection'))
+      })
+    }
+    connect()
+  })
+
+const deadline = setTimeout(() => {
+  for (const socket of sockets) socket.destroy()
+}, stopAt + graceMs - performance.now())
+
+await Promise.all(Array.from({ length: input.connections }, runConnection))
+clearTimeout(deadline)
+for (const socket of sockets) socket.destroy()
+const result: LoadWorkerOutput = { ...output, counts: histogram.counts }
+parentPort!.postMessage(result, [histogram.counts.buffer as ArrayBuffer])
