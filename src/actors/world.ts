@@ -9,7 +9,12 @@ export const buildWorld = (registry: Registry): ProjectWorld => {
   return {
     environments: instance.environments,
     projectCount: projects.length,
-    featureCount: projects.reduce((sum, [, p]) => sum + [...p.features.values()].filter((f) => !f.archived).length, 0),
+    // Counted only when a decision asks (flag creation), not for every command.
+    get featureCount() {
+      let count = 0
+      for (const [, project] of projects) for (const feature of project.features.values()) if (!feature.archived) count++
+      return count
+    },
     featureLocation: (name) => {
       for (const [project, state] of projects) {
         const feature = state.features.get(name)

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { segmentUsage } from '../actors/world.js'
-import { DomainError, notFound } from '../domain/errors.js'
+import { notFound } from '../domain/errors.js'
 import type { Segment } from '../domain/instance-state.js'
 import type { Request, Route } from '../http/types.js'
 import { upsertSegmentSchema } from '../schemas/segments.js'
@@ -79,13 +79,8 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
       permission: 'DELETE_SEGMENT',
       handler: async (req) => {
         const { id } = parse(idParams, req.params, 'params')
-        try {
-          await deps.dispatcher.toInstance({ type: 'segment.delete', id, world: world(), meta: metaOf(deps, req) })
-        } catch (error) {
-          // Unleash answers a segment in use with a bare 409.
-          if (error instanceof DomainError && error.kind === 'ConflictError') return empty(409)
-          throw error
-        }
+        // Unleash answers a segment in use with a bare 409; ours carries the error body saying why.
+        await deps.dispatcher.toInstance({ type: 'segment.delete', id, world: world(), meta: metaOf(deps, req) })
         return empty(204)
       },
     },

@@ -71,7 +71,7 @@ export const parseJsonBody = (raw: Buffer): unknown => {
 const contentTypeError = (contentType: string | undefined) =>
   new DomainError(
     'ContentTypeError',
-    `We do not accept the content-type you provided (${contentType || "you didn't provide one"}). Try using one of the content-types we do accept instead (application/json) and make sure the body is in the corresponding format.`,
+    `We do not accept the content-type you provided (${contentType ? contentType.slice(0, 100) : "you didn't provide one"}). Try using one of the content-types we do accept instead (application/json) and make sure the body is in the corresponding format.`,
   )
 
 export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
