@@ -30,6 +30,7 @@ import { isInstanceEvent } from './domain/instance.js'
 import { startHttpServer } from './http/server.js'
 import { Applications } from './read/applications.js'
 import { ClientFeatures } from './read/client-features.js'
+import { ClientRevisions } from './read/client-revisions.js'
 import { LastSeen } from './read/last-seen.js'
 import { authenticator } from './read/tokens.js'
 import { Sessions } from './read/sessions.js'
@@ -82,6 +83,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   dispatcher.onCommitted((records) => insights.apply(records))
 
   let clientRevision = recovered.lastId
+  const clientRevisions = new ClientRevisions(recovered.lastId)
   let sinceSnapshot = recovered.replayed
   let snapshotting: Promise<void> | undefined
   const saveSnapshot = async () => {
@@ -91,6 +93,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   }
   dispatcher.onCommitted((records) => {
     if (records.some((r) => touchesClientPayload(r.type))) clientRevision = records[records.length - 1].id
+    clientRevisions.record(records, touchesClientPayload)
     sinceSnapshot += records.length
     if (sinceSnapshot >= config.snapshotEvery && !snapshotting) {
       snapshotting = saveSnapshot()
@@ -112,7 +115,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
     dispatcher,
     registry,
     log,
-    clientFeatures: new ClientFeatures(readSource),
+    clientFeatures: new ClientFeatures({ projects: readSource.projects, segments: readSource.segments, revisions: clientRevisions }),
     lastSeen: new LastSeen(log.side<string>('last-seen')),
     lifecycleStages: new LifecycleStages(log.side<string>('lifecycle-stages')),
     applications: new Applications(),

@@ -11,13 +11,24 @@ export const defaultEnvironment = 'development'
 const segmentsSupportedFrom = '4.2.0'
 const tagPattern = /^\w+:.+$/s
 
+// SDK fleets send a handful of distinct versions: remember the answer rather than parse per poll.
+const inlineBySpec = new Map<string, boolean>()
+const maxRememberedSpecs = 100
+
+const inlineSegmentsFor = (spec: string): boolean => {
+  const known = inlineBySpec.get(spec)
+  if (known !== undefined) return known
+  if (!/^\d/.test(spec)) throw badData(`Invalid prefix in the Unleash-Client-Spec header: "${spec.slice(0, 100)}".`)
+  if (!semver.valid(spec)) throw badData(`Invalid SemVer in the Unleash-Client-Spec header: "${spec.slice(0, 100)}".`)
+  const inline = semver.lt(spec, segmentsSupportedFrom)
+  if (inlineBySpec.size < maxRememberedSpecs) inlineBySpec.set(spec, inline)
+  return inline
+}
+
 const inlineSegments = (req: Request): boolean => {
   if (req.query.get('inlineSegmentConstraints') === 'true') return true
   const spec = req.headers['unleash-client-spec']
-  if (spec === undefined) return true
-  if (!/^\d/.test(spec)) throw badData(`Invalid prefix in the Unleash-Client-Spec header: "${spec.slice(0, 100)}".`)
-  if (!semver.valid(spec)) throw badData(`Invalid SemVer in the Unleash-Client-Spec header: "${spec.slice(0, 100)}".`)
-  return semver.lt(spec, segmentsSupportedFrom)
+  return spec === undefined ? true : inlineSegmentsFor(spec)
 }
 
 export const clientQueryFor = (req: Request, principal: Principal): ClientQuery => {
@@ -64,11 +75,12 @@ export const clientRoutes = (deps: ApiDeps): Route[] => [
     access: 'client',
     handler: (req) => {
       const payload = deps.clientFeatures.payload(clientQueryFor(req, req.principal!))
+      // Unleash answers 304 with no body and no headers (SEMANTICS 5.2).
       if (matchesEtag(req.headers['if-none-match'], payload.etag)) return { status: 304 }
       const accepts = req.headers['accept-encoding'] ?? ''
       const headers: Record<string, string> = { etag: payload.etag, 'content-type': 'application/json; charset=utf-8', vary: 'Accept-Encoding' }
-      if (/\bbr\b/.test(accepts)) return { status: 200, body: payload.brotli(), headers: { ...headers, 'content-encoding': 'br' } }
-      if (/\bgzip\b/.test(accepts)) return { status: 200, body: payload.gzip(), headers: { ...headers, 'content-encoding': 'gzip' } }
+      if (payload.brotli && /\bbr\b/.test(accepts)) return { status: 200, body: payload.brotli, headers: { ...headers, 'content-encoding': 'br' } }
+      if (payload.gzip && /\bgzip\b/.test(accepts)) return { status: 200, body: payload.gzip, headers: { ...headers, 'content-encoding': 'gzip' } }
       return { status: 200, body: payload.body, headers }
     },
   },

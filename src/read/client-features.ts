@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto'
-import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib'
+import { brotliCompress, brotliCompressSync, constants as zlibConstants, gzip, gzipSync } from 'node:zlib'
 import type { Segment } from '../domain/instance-state.js'
 import type { Feature, FeatureEnvironment, ProjectState, Strategy } from '../domain/project-state.js'
 import { orderedStrategies } from '../domain/strategies.js'
+import type { ClientRevisions } from './client-revisions.js'
 
 export interface ClientQuery {
   environment: string
@@ -15,15 +16,15 @@ export interface ClientQuery {
 export interface ClientPayload {
   etag: string
   body: Buffer
-  gzip(): Buffer
-  brotli(): Buffer
+  // Compressed copies are made off the event loop; until one is ready the plain body is served.
+  gzip: Buffer | undefined
+  brotli: Buffer | undefined
 }
 
 export interface ClientFeaturesSource {
   projects(): ReadonlyMap<string, ProjectState>
   segments(): ReadonlyMap<number, Segment>
-  // Changes whenever anything the client payload is made of changes.
-  revision(): number
+  revisions: ClientRevisions
 }
 
 const maxCachedScopes = 500
@@ -90,15 +91,38 @@ const queryEcho = (query: ClientQuery) => ({
   inlineSegmentConstraints: query.inlineSegmentConstraints,
 })
 
-const lazy = (make: () => Buffer): (() => Buffer) => {
-  let value: Buffer | undefined
-  return () => (value ??= make())
+const cacheKey = (query: ClientQuery): string =>
+  [
+    query.environment,
+    query.projects === '*' ? '*' : query.projects.join('\u0001'),
+    query.namePrefix ?? '',
+    (query.tags ?? []).map((t) => `${t.type}:${t.value}`).join('\u0001'),
+    query.inlineSegmentConstraints ? 'inline' : '',
+  ].join('\u0000')
+
+// Below this a body compresses in well under a millisecond; above it (a 1 MB body takes 20-35 ms)
+// the copies are made on libuv's thread pool and the plain body is served until they are ready.
+const compressInlineBelow = 64 * 1024
+
+const compress = (payload: ClientPayload): void => {
+  const params = { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: payload.body.length }
+  if (payload.body.length < compressInlineBelow) {
+    payload.gzip = gzipSync(payload.body, { level: 6 })
+    payload.brotli = brotliCompressSync(payload.body, { params })
+    return
+  }
+  gzip(payload.body, { level: 6 }, (error, compressed) => {
+    if (!error) payload.gzip = compressed
+  })
+  brotliCompress(payload.body, { params }, (error, compressed) => {
+    if (!error) payload.brotli = compressed
+  })
 }
 
 // Built on the first request after a change, then served as bytes; one JSON fragment per flag and
 // environment is kept while the flag's state object is unchanged (state is immutable).
 export class ClientFeatures {
-  private readonly payloads = new Map<string, { revision: number; payload: ClientPayload }>()
+  private readonly payloads = new Map<string, { version: number; revision: number; payload: ClientPayload }>()
   private readonly fragments = new WeakMap<Feature, Map<string, string>>()
   private segmentFragmentsRevision = -1
   private segmentsJson = new Map<number, string>()
@@ -106,13 +130,20 @@ export class ClientFeatures {
   constructor(private readonly source: ClientFeaturesSource) {}
 
   payload(query: ClientQuery): ClientPayload {
-    const key = JSON.stringify(query)
-    const revision = this.source.revision()
+    const key = cacheKey(query)
+    const revisions = this.source.revisions
+    const version = revisions.version()
     const cached = this.payloads.get(key)
-    if (cached && cached.revision === revision) return cached.payload
+    if (cached && cached.version === version) return cached.payload
+    const revision = revisions.revisionFor(query.projects, query.environment)
+    if (cached && cached.revision === revision) {
+      cached.version = version
+      return cached.payload
+    }
     const payload = this.build(query, key, revision)
+    compress(payload)
     if (this.payloads.size >= maxCachedScopes) this.payloads.delete(this.payloads.keys().next().value!)
-    this.payloads.set(key, { revision, payload })
+    this.payloads.set(key, { version, revision, payload })
     return payload
   }
 
@@ -126,9 +157,9 @@ export class ClientFeatures {
     return undefined
   }
 
-  private fragment(feature: Feature, query: ClientQuery, segments: ReadonlyMap<number, Segment>, revision: number): string {
+  private fragment(feature: Feature, query: ClientQuery, segments: ReadonlyMap<number, Segment>, segmentsRevision: number): string {
     // Inlined segment constraints change with the segments, not with the flag.
-    const key = query.inlineSegmentConstraints ? `${query.environment}\u0000inline\u0000${revision}` : query.environment
+    const key = query.inlineSegmentConstraints ? `${query.environment}\u0000inline\u0000${segmentsRevision}` : query.environment
     let byKey = this.fragments.get(feature)
     if (!byKey) this.fragments.set(feature, (byKey = new Map()))
     let json = byKey.get(key)
@@ -141,6 +172,7 @@ export class ClientFeatures {
   }
 
   private build(query: ClientQuery, key: string, revision: number): ClientPayload {
+    const segmentsRevision = this.source.revisions.segments()
     const segments = this.source.segments()
     const prefix = prefixMatcher(query.namePrefix)
     const selected: Feature[] = []
@@ -161,19 +193,14 @@ export class ClientFeatures {
       }
       const list = [...used].map((id) => segments.get(id)).filter((s): s is Segment => s !== undefined)
       list.sort((a, b) => a.name.localeCompare(b.name))
-      segmentsPart = `,"segments":[${list.map((s) => this.segmentJson(s, revision)).join(',')}]`
+      segmentsPart = `,"segments":[${list.map((s) => this.segmentJson(s, segmentsRevision)).join(',')}]`
     }
     const meta = JSON.stringify({ revisionId: revision, etag, queryHash })
     const json =
-      `{"version":2,"features":[${selected.map((f) => this.fragment(f, query, segments, revision)).join(',')}]` +
+      `{"version":2,"features":[${selected.map((f) => this.fragment(f, query, segments, segmentsRevision)).join(',')}]` +
       `,"query":${JSON.stringify(queryEcho(query))}${segmentsPart},"meta":${meta}}`
     const body = Buffer.from(json)
-    return {
-      etag,
-      body,
-      gzip: lazy(() => gzipSync(body, { level: 6 })),
-      brotli: lazy(() => brotliCompressSync(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length } })),
-    }
+    return { etag, body, gzip: undefined, brotli: undefined }
   }
 
   private segmentJson(segment: Segment, revision: number): string {
