@@ -54,7 +54,8 @@ export const clientQueryFor = (req: Request, principal: Principal): ClientQuery 
 }
 
 const matchesEtag = (ifNoneMatch: string | undefined, etag: string): boolean =>
-  ifNoneMatch !== undefined && ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag)
+  ifNoneMatch !== undefined &&
+  (ifNoneMatch === etag || ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag))
 
 // A number is milliseconds since 1970; one outside the Date range would make toISOString throw.
 const startedAt = (started: string | number | undefined, now: string): string => {

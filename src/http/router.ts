@@ -17,11 +17,16 @@ export type Match =
 const splitPath = (path: string): string[] => path.split("/").filter((s) => s.length > 0)
 
 // Express (and so Unleash) ignores a trailing slash and decodes each segment on its own.
+const noParams: Record<string, string> = Object.freeze({}) as Record<string, string>
+
 export class Router {
   private readonly root = newNode()
+  // Routes without parameters by `${method} ${path}`: the SDK poll paths hit this before the trie.
+  private readonly exact = new Map<string, Route>()
 
   constructor(routes: Route[]) {
     for (const route of routes) this.add(route)
+    for (const route of routes) if (!route.path.includes(':')) this.exact.set(`${route.method} ${route.path}`, route)
   }
 
   private add(route: Route): void {
@@ -43,6 +48,8 @@ export class Router {
   }
 
   match(method: Method, rawPath: string): Match {
+    const exact = this.exact.get(`${method} ${rawPath}`)
+    if (exact) return { kind: 'found', route: exact, params: noParams }
     const allowed = new Set<Method>()
     const found = search(this.root, splitPath(rawPath), 0, [], method, allowed)
     if (found) {

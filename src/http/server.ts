@@ -143,7 +143,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     req.forEach((name, value) => {
       headers[name] = value
     })
-    const query = new URLSearchParams(req.getQuery() ?? '')
+    const rawQuery = req.getQuery() ?? ''
     const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
     const origin = headers.origin
 
@@ -177,11 +177,15 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       const principal = authenticate(route.access, headers, options.authenticator)
       // Unleash checks permissions before it looks at the body.
       if (route.permission) authorize(principal, route.permission, match.params.projectId, match.params.environment)
+      let query: URLSearchParams | undefined
       const request: Request = {
         method,
         path,
         params: match.params,
-        query,
+        // Parsed on first use: most SDK polls carry no query at all.
+        get query() {
+          return (query ??= new URLSearchParams(rawQuery))
+        },
         headers,
         body: undefined,
         remoteAddress,
