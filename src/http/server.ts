@@ -146,6 +146,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     const rawQuery = req.getQuery() ?? ''
     const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
     const origin = headers.origin
+    let cors: Record<string, string> | undefined
 
     try {
       if (verb === 'OPTIONS') {
@@ -171,9 +172,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
         throw new DomainError('NotImplementedError', `The method ${verb} is not allowed on this path; allowed: ${match.allowed.join(', ')}.`)
       }
       const route = match.route
-      const cors = route.cors
-        ? { 'access-control-allow-origin': origin ?? '*', 'access-control-expose-headers': 'ETag', vary: 'Origin' }
-        : undefined
+      cors = route.cors ? { 'access-control-allow-origin': origin ?? '*', 'access-control-expose-headers': 'ETag', vary: 'Origin' } : undefined
       const principal = authenticate(route.access, headers, options.authenticator)
       // Unleash checks permissions before it looks at the body.
       if (route.permission) authorize(principal, route.permission, match.params.projectId, match.params.environment)
@@ -201,7 +200,8 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       }
       void handle(res, state, request, route, cors)
     } catch (error) {
-      sendError(res, state, error, undefined)
+      // A refused browser request still needs CORS headers, or the page sees a CORS failure, not the 401.
+      sendError(res, state, error, cors)
     }
   })
 
