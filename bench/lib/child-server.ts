@@ -133,7 +133,7 @@ export interface ConstantRouteSpec {
 }
 
 // The bare uWebSockets.js baseline (constant-server.ts) with the given bodies.
-export const startConstantServer = async (routes: ConstantRoute[]): Promise<ChildServer> => {
+export const startConstantServer = async (routes: ConstantRoute[], nodeArgs?: string[]): Promise<ChildServer> => {
   const root = tempDir('constant-bench-')
   const specs: ConstantRouteSpec[] = routes.map((route, i) => {
     const bodyFile = path.join(root, `body-${i}`)
@@ -147,6 +147,7 @@ export const startConstantServer = async (routes: ConstantRoute[]): Promise<Chil
   const server = await startChildServer({
     name: 'bare uWS baseline',
     script: path.join(here, 'constant-server.js'),
+    nodeArgs,
     env: { CONSTANT_SERVER_ROUTES: specFile },
   }).catch((error: unknown) => {
     rmSync(root, { recursive: true, force: true })
