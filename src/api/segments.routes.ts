@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { segmentUsage } from '../actors/world.js'
+import { changeRequestRequired } from '../domain/change-request-rules.js'
 import { notFound } from '../domain/errors.js'
 import type { Segment } from '../domain/instance-state.js'
 import type { Request, Route } from '../http/types.js'
@@ -33,6 +34,17 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
     const segment = deps.registry.committedInstance.segments.get(id)
     if (!segment) throw notFound(`Could not find segment with id ${id}`)
     return segment
+  }
+  // SEMANTICS 12: a project's segment goes through a change request when any of the project's
+  // environments requires them (updateSegment / deleteSegment changes), unless the caller may skip.
+  const requireNoChangeRequest = (req: Request, id: number) => {
+    const project = deps.registry.committedInstance.segments.get(id)?.project
+    const state = project ? deps.registry.project(project)?.getSnapshot().context.state : undefined
+    if (!project || !state) return
+    const blocked = [...state.environments.values()].find(
+      (env) => env.changeRequestsEnabled && req.principal?.can('SKIP_CHANGE_REQUEST', project, env.environment) !== true,
+    )
+    if (blocked) throw changeRequestRequired()
   }
   const world = () => ({
     projectExists: (id: string) => deps.registry.project(id)?.getSnapshot().context.state !== undefined,
@@ -68,6 +80,7 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
       handler: async (req) => {
         const { id } = parse(idParams, req.params, 'params')
         const input = parse(upsertSegmentSchema, req.body)
+        requireNoChangeRequest(req, id)
         await deps.dispatcher.toInstance({ type: 'segment.update', id, input, world: world(), meta: metaOf(deps, req) })
         return empty(204)
       },
@@ -80,6 +93,7 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
       handler: async (req) => {
         const { id } = parse(idParams, req.params, 'params')
         // Unleash answers a segment in use with a bare 409; ours carries the error body saying why.
+        requireNoChangeRequest(req, id)
         await deps.dispatcher.toInstance({ type: 'segment.delete', id, world: world(), meta: metaOf(deps, req) })
         return empty(204)
       },
