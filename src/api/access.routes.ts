@@ -11,6 +11,39 @@ import { parse } from './parse.js'
 const accessWrite = ['UPDATE_PROJECT', 'PROJECT_USER_ACCESS_WRITE']
 
 export const accessRoutes = (deps: ApiDeps): Route[] => {
+  // Setting and removing the project roles of one user or one group: the same two routes for each.
+  const memberRoleRoutes = (members: 'users' | 'groups'): Route[] => {
+    const param = members === 'users' ? 'userId' : 'groupId'
+    const path = `/api/admin/projects/:projectId/${members}/:${param}/roles`
+    const set = (id: number, roles: number[]) =>
+      members === 'users' ? { type: 'access.setUserRoles' as const, userId: id, roles } : { type: 'access.setGroupRoles' as const, groupId: id, roles }
+    const remove = (id: number) => (members === 'users' ? { type: 'access.removeUser' as const, userId: id } : { type: 'access.removeGroup' as const, groupId: id })
+    return [
+      {
+        method: 'PUT',
+        path,
+        access: 'admin',
+        permission: accessWrite,
+        body: true,
+        handler: async (req) => {
+          const { roles } = parse(rolesSchema, req.body)
+          await deps.dispatcher.toProject(req.params.projectId, { ...set(numericId(req.params[param], param), roles), meta: metaOf(deps, req) })
+          return empty(200)
+        },
+      },
+      {
+        method: 'DELETE',
+        path,
+        access: 'admin',
+        permission: accessWrite,
+        handler: async (req) => {
+          await deps.dispatcher.toProject(req.params.projectId, { ...remove(numericId(req.params[param], param)), meta: metaOf(deps, req) })
+          return empty(200)
+        },
+      },
+    ]
+  }
+
   const people = () => deps.registry.committedInstance.people
   const findRole = (id: number) => {
     const role = people().roles.get(id)
@@ -140,54 +173,8 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
         return empty(200)
       },
     },
-    {
-      method: 'PUT',
-      path: '/api/admin/projects/:projectId/users/:userId/roles',
-      access: 'admin',
-      permission: accessWrite,
-      body: true,
-      handler: async (req) => {
-        const { roles } = parse(rolesSchema, req.body)
-        const userId = numericId(req.params.userId, 'userId')
-        await deps.dispatcher.toProject(req.params.projectId, { type: 'access.setUserRoles', userId, roles, meta: metaOf(deps, req) })
-        return empty(200)
-      },
-    },
-    {
-      method: 'PUT',
-      path: '/api/admin/projects/:projectId/groups/:groupId/roles',
-      access: 'admin',
-      permission: accessWrite,
-      body: true,
-      handler: async (req) => {
-        const { roles } = parse(rolesSchema, req.body)
-        const groupId = numericId(req.params.groupId, 'groupId')
-        await deps.dispatcher.toProject(req.params.projectId, { type: 'access.setGroupRoles', groupId, roles, meta: metaOf(deps, req) })
-        return empty(200)
-      },
-    },
-    {
-      method: 'DELETE',
-      path: '/api/admin/projects/:projectId/users/:userId/roles',
-      access: 'admin',
-      permission: accessWrite,
-      handler: async (req) => {
-        const userId = numericId(req.params.userId, 'userId')
-        await deps.dispatcher.toProject(req.params.projectId, { type: 'access.removeUser', userId, meta: metaOf(deps, req) })
-        return empty(200)
-      },
-    },
-    {
-      method: 'DELETE',
-      path: '/api/admin/projects/:projectId/groups/:groupId/roles',
-      access: 'admin',
-      permission: accessWrite,
-      handler: async (req) => {
-        const groupId = numericId(req.params.groupId, 'groupId')
-        await deps.dispatcher.toProject(req.params.projectId, { type: 'access.removeGroup', groupId, meta: metaOf(deps, req) })
-        return empty(200)
-      },
-    },
+    ...memberRoleRoutes('users'),
+    ...memberRoleRoutes('groups'),
   ]
 }
 
