@@ -2,7 +2,8 @@
 // in-process engine, same flags, same contexts, same (context, flag) pairs.
 // Run: npx tsc -p . && node --expose-gc dist/bench/eval.js
 import os from 'node:os'
-import { type Context, InMemStorageProvider, Unleash } from 'unleash-client'
+import type { Context } from 'unleash-client'
+import { startOfflineSdk } from '../test/helpers/offline-sdk.js'
 import { Evaluator } from '../src/eval/evaluator.js'
 import type { EvalConstraint, EvalContext, EvalFeature, EvalSegment, EvalStrategy, EvalVariant } from '../src/eval/types.js'
 
@@ -191,21 +192,7 @@ const main = async (): Promise<void> => {
   const compiled = heapUsed()
   console.log(`compiled ${FLAGS} flags in ${compileMs.toFixed(1)} ms; heapUsed: ${mb(compiled)} (evaluator: ${delta(compiled - generated)})`)
 
-  const sdk = new Unleash({
-    appName: 'bench',
-    url: 'http://127.0.0.1:9/api',
-    refreshInterval: 0,
-    disableMetrics: true,
-    disableAutoStart: true,
-    skipInstanceCountWarning: true,
-    storageProvider: new InMemStorageProvider(),
-    bootstrap: { data: features as never, segments: segments as never },
-  })
-  sdk.on('error', () => {})
-  sdk.on('warn', () => {})
-  const ready = new Promise((resolve) => sdk.once('ready', resolve))
-  await sdk.start()
-  await ready
+  const sdk = await startOfflineSdk('bench', features, segments)
   // The SDK keeps the very feature objects it was given, so it adds little here.
   console.log(`unleash-client bootstrapped; heapUsed: ${mb(heapUsed())} (sdk: ${delta(heapUsed() - compiled)})`)
 

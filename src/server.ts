@@ -82,7 +82,6 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   insights.apply(log.from(1) as Iterable<EventRecord>)
   dispatcher.onCommitted((records) => insights.apply(records))
 
-  let clientRevision = recovered.lastId
   const clientRevisions = new ClientRevisions(recovered.lastId)
   let sinceSnapshot = recovered.replayed
   let snapshotting: Promise<void> | undefined
@@ -92,7 +91,6 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
     await log.saveSnapshots(snapshotFormat, entries)
   }
   dispatcher.onCommitted((records) => {
-    if (records.some((r) => touchesClientPayload(r.type))) clientRevision = records[records.length - 1].id
     clientRevisions.record(records, touchesClientPayload)
     sinceSnapshot += records.length
     if (sinceSnapshot >= config.snapshotEvery && !snapshotting) {
@@ -107,7 +105,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   const readSource = {
     projects: () => registry.committedProjects,
     segments: () => registry.committedInstance.segments,
-    revision: () => clientRevision,
+    revision: () => clientRevisions.version(),
   }
   const evaluators = new Evaluators(readSource)
   const sessions = new Sessions(log.side('sessions'))

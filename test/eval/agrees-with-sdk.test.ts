@@ -1,6 +1,7 @@
 import os from 'node:os'
 import t from 'tap'
-import { type Context, InMemStorageProvider, Unleash } from 'unleash-client'
+import type { Context } from 'unleash-client'
+import { startOfflineSdk } from '../helpers/offline-sdk.js'
 import { Evaluator } from '../../src/eval/evaluator.js'
 import type {
   EvalConstraint,
@@ -207,22 +208,7 @@ const clientFeatures = features.map((f) => ({
 }))
 
 t.test('random flags and contexts evaluate as in unleash-client', async (t) => {
-  const sdk = new Unleash({
-    appName: 'agrees-with-sdk',
-    url: 'http://127.0.0.1:9/api',
-    refreshInterval: 0,
-    disableMetrics: true,
-    disableAutoStart: true,
-    skipInstanceCountWarning: true,
-    storageProvider: new InMemStorageProvider(),
-    bootstrap: { data: clientFeatures as never, segments: segments as never },
-  })
-  sdk.on('error', () => {})
-  sdk.on('warn', () => {})
-  // Not events.once: the null-strategies feature makes the SDK emit 'error', which would reject it.
-  const ready = new Promise((resolve) => sdk.once('ready', resolve))
-  await sdk.start()
-  await ready
+  const sdk = await startOfflineSdk('agrees-with-sdk', clientFeatures, segments)
   t.teardown(() => sdk.destroy())
 
   const ours = new Evaluator()
