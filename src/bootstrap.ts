@@ -3,18 +3,15 @@ import type { Registry } from './actors/registry.js'
 import { randomBytes } from 'node:crypto'
 import { randomSecretPart } from './api/api-tokens.routes.js'
 import { hashPassword } from './api/passwords.js'
-import type { Config } from './config.js'
+import { initTokenScope, type Config, type InitTokenScope } from './config.js'
 import type { CommandMeta } from './domain/events.js'
 import type { ApiTokenType } from './domain/instance-state.js'
 
 const systemMeta = (): CommandMeta => ({ now: new Date().toISOString(), actor: { name: 'unleash_system_user', userId: -1337 } })
 
-// Unleash reads an init token's scope from its prefix: "<project>:<environment>.<secret>".
-const scopeOf = (secret: string, type: ApiTokenType) => {
-  const match = /^(\[\]|\*|[^:]+):([^.]+)\./.exec(secret)
-  if (type === 'admin' || !match) return { projects: ['*'], environment: type === 'admin' ? '*' : 'development' }
-  return { projects: match[1] === '[]' || match[1] === '*' ? ['*'] : [match[1]], environment: match[2] }
-}
+// Client and frontend entries were checked against the prefix form when the config was read.
+const scopeOf = (secret: string, type: ApiTokenType): InitTokenScope =>
+  type === 'admin' ? { projects: ['*'], environment: '*' } : initTokenScope(secret)!
 
 export interface BootstrapResult {
   createdAdminToken?: string

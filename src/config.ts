@@ -21,6 +21,29 @@ export interface Config {
 const splitList = (value: string | undefined): string[] =>
   (value ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0)
 
+export interface InitTokenScope {
+  projects: string[]
+  environment: string
+}
+
+// Unleash reads an init token's scope from its prefix: "<project>:<environment>.<secret>".
+export const initTokenScope = (secret: string): InitTokenScope | undefined => {
+  const match = /^(\[\]|\*|[^:\s]+):([^.:\s]+)\.\S+$/.exec(secret)
+  if (!match) return undefined
+  return { projects: match[1] === '[]' || match[1] === '*' ? ['*'] : [match[1]], environment: match[2] }
+}
+
+// The entry is named by position and its first characters: the rest may be a secret.
+const scopedTokens = (value: string | undefined, name: string): string[] => {
+  const entries = splitList(value)
+  entries.forEach((entry, i) => {
+    if (initTokenScope(entry)) return
+    const shown = entry.length > 12 ? `${entry.slice(0, 12)}…` : entry
+    throw new Error(`${name}: entry ${i + 1} ("${shown}") is not of the form project:environment.secret`)
+  })
+  return entries
+}
+
 const integer = (value: string | undefined, fallback: number, name: string): number => {
   if (value === undefined || value === '') return fallback
   const n = Number(value)
@@ -36,8 +59,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     host,
     dataDir: path.resolve(env.DATA_DIR ?? './data'),
     initAdminTokens: splitList(env.INIT_ADMIN_API_TOKENS),
-    initClientTokens: splitList(env.INIT_CLIENT_API_TOKENS ?? env.INIT_BACKEND_API_TOKENS),
-    initFrontendTokens: splitList(env.INIT_FRONTEND_API_TOKENS),
+    initClientTokens: scopedTokens(env.INIT_CLIENT_API_TOKENS ?? env.INIT_BACKEND_API_TOKENS, env.INIT_CLIENT_API_TOKENS === undefined ? 'INIT_BACKEND_API_TOKENS' : 'INIT_CLIENT_API_TOKENS'),
+    initFrontendTokens: scopedTokens(env.INIT_FRONTEND_API_TOKENS, 'INIT_FRONTEND_API_TOKENS'),
     snapshotEvery: integer(env.SNAPSHOT_EVERY, 5000, 'SNAPSHOT_EVERY'),
     maxBodyBytes: integer(env.MAX_BODY_BYTES, 1024 * 1024, 'MAX_BODY_BYTES'),
     // uWS silently degrades to a pure-JS server when its native binary does not load.

@@ -27,7 +27,7 @@ import { Evaluators } from './read/evaluators.js'
 import { bootstrap } from './bootstrap.js'
 import type { Config } from './config.js'
 import { isInstanceEvent } from './domain/instance.js'
-import { startHttpServer } from './http/server.js'
+import { startHttpServer, type HttpServer } from './http/server.js'
 import { Applications } from './read/applications.js'
 import { ClientFeatures } from './read/client-features.js'
 import { ClientRevisions } from './read/client-revisions.js'
@@ -35,6 +35,7 @@ import { LastSeen } from './read/last-seen.js'
 import { authenticator } from './read/tokens.js'
 import { Sessions } from './read/sessions.js'
 import { UserActivity } from './read/user-activity.js'
+import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js'
 import { EventLog } from './store/log.js'
 import { startPotentiallyStaleJob } from './actors/potentially-stale-job.js'
 import { exportImportRoutes } from './api/export-import.routes.js'
@@ -68,7 +69,28 @@ const touchesClientPayload = (type: string) => (!isInstanceEvent(type) || type.s
 
 export const startServer = async (config: Config, options: ServerOptions = {}): Promise<RunningServer> => {
   mkdirSync(config.dataDir, { recursive: true })
-  const log = EventLog.open(config.dataDir)
+  const lock = await lockDataDir(config.dataDir)
+  let http: HttpServer | undefined
+  let log: EventLog | undefined
+  try {
+    // The port before the data: a start that cannot listen must not have used up the one-time secrets.
+    http = await startHttpServer({
+      host: config.host,
+      port: config.port,
+      maxBodyBytes: config.maxBodyBytes,
+      allowFallback: config.allowFallbackHttp,
+    })
+    log = EventLog.open(config.dataDir)
+    return await serveData(config, options, http, log, lock)
+  } catch (error) {
+    http?.close()
+    await log?.close()
+    await lock.release()
+    throw error
+  }
+}
+
+const serveData = async (config: Config, options: ServerOptions, http: HttpServer, log: EventLog, lock: DataDirLock): Promise<RunningServer> => {
   const recovered = recover(log)
   const registry = new Registry(recovered.instance, recovered.projects, recovered.lastId, recovered.changeRequests)
   const fatal = (error: unknown) => {
@@ -151,18 +173,14 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
     ...projectOverviewRoutes(deps, insights),
     ...exportImportRoutes(deps),
   ]
-  const http = await startHttpServer({
-    host: config.host,
-    port: config.port,
+  http.serve(
     routes,
-    authenticator: authenticator({
+    authenticator({
       instance: () => registry.committedInstance,
       project: (id) => registry.committedProjects.get(id),
       sessions,
     }),
-    maxBodyBytes: config.maxBodyBytes,
-    allowFallback: config.allowFallbackHttp,
-  })
+  )
   const stopScheduler = startChangeRequestScheduler(deps, config.schedulerIntervalMs)
   const flushTimer = setInterval(() => void deps.lastSeen.flush().catch(fatal), config.metricsFlushMs)
   flushTimer.unref()
@@ -187,6 +205,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
       await deps.lastSeen.flush()
       await saveSnapshot()
       await log.close()
+      await lock.release()
     },
   }
 }

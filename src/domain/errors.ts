@@ -24,6 +24,7 @@ export type ErrorName =
   | 'ContentTypeError'
   | 'PayloadTooLargeError'
   | 'UnknownError'
+  | 'ServiceUnavailableError'
 
 export interface ErrorDetail {
   message: string

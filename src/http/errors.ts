@@ -27,6 +27,7 @@ const statusByName: Record<ErrorName, number> = {
   ContentTypeError: 415,
   PayloadTooLargeError: 413,
   UnknownError: 500,
+  ServiceUnavailableError: 503,
 }
 
 export const statusOf = (error: DomainError): number => statusByName[error.kind]

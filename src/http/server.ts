@@ -1,3 +1,4 @@
+import net from 'node:net'
 import uWS from 'uWebSockets.js'
 import { DomainError, badData } from '../domain/errors.js'
 import { authenticate, authorize } from './auth.js'
@@ -8,8 +9,6 @@ import type { Authenticator, Method, Reply, Request, Route } from './types.js'
 export interface HttpOptions {
   host: string
   port: number
-  routes: Route[]
-  authenticator: Authenticator
   maxBodyBytes: number
   allowFallback: boolean
   log?: (message: string, error?: unknown) => void
@@ -17,6 +16,8 @@ export interface HttpOptions {
 
 export interface HttpServer {
   port: number
+  // The port is taken before anything else starts; until then every request is answered 503.
+  serve(routes: Route[], authenticator: Authenticator): void
   close(): void
 }
 
@@ -81,12 +82,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     )
   }
   const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error ?? ''))
-  const router = new Router(options.routes)
-  const corsPaths = new Router(
-    options.routes.filter((r) => r.cors).map((r) => ({ ...r, method: 'GET' as Method, path: r.path })).filter(
-      (r, i, all) => all.findIndex((o) => o.path === r.path) === i,
-    ),
-  )
+  let serving: { router: Router; corsPaths: Router; authenticator: Authenticator } | undefined
   const app = uWS.App()
 
   const send = (res: uWS.HttpResponse, state: { aborted: boolean }, reply: Reply, extraHeaders: Record<string, string> | undefined, closeConnection = false) => {
@@ -149,6 +145,8 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     let cors: Record<string, string> | undefined
 
     try {
+      if (!serving) throw new DomainError('ServiceUnavailableError', 'The server is starting; try again in a moment.')
+      const { router, corsPaths, authenticator } = serving
       if (verb === 'OPTIONS') {
         const corsMatch = corsPaths.match('GET', path)
         if (corsMatch.kind === 'found') {
@@ -173,7 +171,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       }
       const route = match.route
       cors = route.cors ? { 'access-control-allow-origin': origin ?? '*', 'access-control-expose-headers': 'ETag', vary: 'Origin' } : undefined
-      const principal = authenticate(route.access, headers, options.authenticator)
+      const principal = authenticate(route.access, headers, authenticator)
       // Unleash checks permissions before it looks at the body.
       if (route.permission) authorize(principal, route.permission, match.params.projectId, match.params.environment)
       let query: URLSearchParams | undefined
@@ -206,13 +204,27 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   })
 
   return new Promise((resolve, reject) => {
-    app.listen(options.host, options.port, (listenSocket) => {
+    // uWS shares ports (SO_REUSEPORT) unless told otherwise: a second server would split the traffic.
+    const exclusivePort = 1
+    // The typings lack the (host, port, options, cb) form that the native listen takes.
+    const listen = app.listen as unknown as (
+      this: uWS.TemplatedApp, host: string, port: number, options: number, cb: (socket: uWS.us_listen_socket | false) => void,
+    ) => uWS.TemplatedApp
+    listen.call(app, options.host, options.port, exclusivePort, (listenSocket) => {
       if (!listenSocket) {
-        reject(new Error(`could not listen on ${options.host}:${options.port}`))
+        void whyListenFailed(options.host, options.port).then((reason) => reject(new Error(`could not listen on ${options.host}:${options.port}: ${reason}`)))
         return
       }
       resolve({
         port: uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket),
+        serve: (routes, authenticator) => {
+          const corsRoutes = routes.filter((r) => r.cors).map((r) => ({ ...r, method: 'GET' as Method }))
+          serving = {
+            router: new Router(routes),
+            corsPaths: new Router(corsRoutes.filter((r, i) => corsRoutes.findIndex((o) => o.path === r.path) === i)),
+            authenticator,
+          }
+        },
         close: () => {
           uWS.us_listen_socket_close(listenSocket)
         },
@@ -220,3 +232,13 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     })
   })
 }
+
+// uWS reports only that listening failed; Node's own listen tells why (address in use, permission, ...).
+const whyListenFailed = (host: string, port: number): Promise<string> =>
+  new Promise((resolve) => {
+    const probe = net.createServer()
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      resolve(error.code === 'EADDRINUSE' ? 'address in use (is another server running on this port?)' : `${error.code ?? ''} ${error.message}`.trim()),
+    )
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve('the port could not be taken')))
+  })

@@ -24,6 +24,8 @@ export interface TestServerOptions {
 
 export interface TestServer {
   mode: 'in-process' | 'child'
+  // The process serving: the child's, or this test process's own.
+  pid: number
   baseUrl: string
   port: number
   dataDir: string
@@ -86,6 +88,7 @@ const startInProcess = async (dataDir: string, env: Record<string, string>, admi
   let stopped: Promise<number | null> | undefined
   return {
     mode: 'in-process',
+    pid: process.pid,
     baseUrl: `http://127.0.0.1:${running.port}`,
     port: running.port,
     dataDir,
@@ -135,6 +138,7 @@ const startChild = (dataDir: string, env: Record<string, string>, adminToken: st
       let stopped: Promise<number | null> | undefined
       resolve({
         mode: 'child',
+        pid: child.pid!,
         baseUrl: `http://${match[1]}:${port}`,
         port,
         dataDir,

@@ -1,0 +1,25 @@
+import t from 'tap'
+import { initTokenScope, loadConfig } from '../src/config.js'
+
+t.test('init client and frontend tokens take their scope from the prefix', async (t) => {
+  t.same(initTokenScope('default:development.abc123'), { projects: ['default'], environment: 'development' })
+  t.same(initTokenScope('*:production.abc'), { projects: ['*'], environment: 'production' })
+  t.same(initTokenScope('[]:production.abc'), { projects: ['*'], environment: 'production' })
+  t.same(initTokenScope('my.project:development.abc'), { projects: ['my.project'], environment: 'development' })
+})
+
+t.test('init tokens without a project:environment.secret form are refused, naming the entry', async (t) => {
+  for (const bad of ['just-a-secret', 'default:development', 'default.secret', ':development.x', 'default:.x', 'default:development.']) {
+    t.throws(
+      () => loadConfig({ INIT_CLIENT_API_TOKENS: `default:development.ok,${bad}` }),
+      { message: /INIT_CLIENT_API_TOKENS: entry 2 \(.*\) is not of the form project:environment\.secret/ },
+      bad,
+    )
+  }
+  t.throws(() => loadConfig({ INIT_FRONTEND_API_TOKENS: 'nope' }), { message: /INIT_FRONTEND_API_TOKENS: entry 1 \("nope"\)/ })
+})
+
+t.test('the refusal shows only the first characters of a long entry', async (t) => {
+  const secret = 'a'.repeat(56)
+  t.throws(() => loadConfig({ INIT_CLIENT_API_TOKENS: secret }), { message: /entry 1 \("aaaaaaaaaaaa…"\)/ })
+})
