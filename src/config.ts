@@ -16,6 +16,19 @@ export interface Config {
   defaultAdminUsername: string
   schedulerIntervalMs: number
   defaultAdminPassword: string | undefined
+  replication: ReplicationConfig | undefined
+}
+
+// With NATS_URL set, a writer publishes its committed log to JetStream; with READ_REPLICA=true as
+// well, the server is a read replica following that stream.
+export interface ReplicationConfig {
+  natsUrl: string
+  replica: boolean
+  stream: string
+  retainRecords: number
+  snapshotEvery: number
+  maxLag: number
+  writerUrl: string | undefined
 }
 
 const splitList = (value: string | undefined): string[] =>
@@ -42,6 +55,27 @@ const scopedTokens = (value: string | undefined, name: string): string[] => {
     throw new Error(`${name}: entry ${i + 1} ("${shown}") is not of the form project:environment.secret`)
   })
   return entries
+}
+
+const streamNamePattern = /^[A-Za-z0-9_-]{1,64}$/
+
+const replicationConfig = (env: NodeJS.ProcessEnv): ReplicationConfig | undefined => {
+  const replica = env.READ_REPLICA === 'true' || env.READ_REPLICA === '1'
+  if (!env.NATS_URL) {
+    if (replica) throw new Error('READ_REPLICA needs NATS_URL: a replica follows the writer\'s log on NATS JetStream')
+    return undefined
+  }
+  const stream = env.NATS_STREAM || 'flagwright'
+  if (!streamNamePattern.test(stream)) throw new Error(`NATS_STREAM must be 1-64 letters, digits, "-" or "_", got "${stream.slice(0, 70)}"`)
+  return {
+    natsUrl: env.NATS_URL,
+    replica,
+    stream,
+    retainRecords: integer(env.NATS_RETAIN_RECORDS, 1_000_000, 'NATS_RETAIN_RECORDS') || 1_000_000,
+    snapshotEvery: integer(env.REPLICA_SNAPSHOT_EVERY, 1000, 'REPLICA_SNAPSHOT_EVERY') || 1000,
+    maxLag: integer(env.REPLICA_MAX_LAG, 1000, 'REPLICA_MAX_LAG'),
+    writerUrl: env.WRITER_URL || undefined,
+  }
 }
 
 const integer = (value: string | undefined, fallback: number, name: string): number => {
@@ -72,5 +106,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     defaultAdminUsername: env.UNLEASH_DEFAULT_ADMIN_USERNAME || 'admin',
     schedulerIntervalMs: integer(env.SCHEDULER_INTERVAL_MS, 1000, 'SCHEDULER_INTERVAL_MS'),
     defaultAdminPassword: env.UNLEASH_DEFAULT_ADMIN_PASSWORD || undefined,
+    replication: replicationConfig(env),
   }
 }

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { Dispatcher } from './actors/dispatch.js'
-import { recover, snapshotEntries, snapshotFormat } from './actors/recovery.js'
+import { recover, snapshotEntries, snapshotFormat, type ReplayedReadModel } from './actors/recovery.js'
 import { Registry } from './actors/registry.js'
 import { buildWorld } from './actors/world.js'
 import { apiTokenRoutes } from './api/api-tokens.routes.js'
@@ -27,6 +27,7 @@ import { Evaluators } from './read/evaluators.js'
 import { bootstrap } from './bootstrap.js'
 import type { Config } from './config.js'
 import { isInstanceEvent } from './domain/instance.js'
+import { emptyInstance } from './domain/instance-state.js'
 import { startHttpServer, type HttpServer } from './http/server.js'
 import { Applications } from './read/applications.js'
 import { ClientFeatures } from './read/client-features.js'
@@ -36,7 +37,11 @@ import { authenticator } from './read/tokens.js'
 import { Sessions } from './read/sessions.js'
 import { UserActivity } from './read/user-activity.js'
 import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js'
-import { EventLog } from './store/log.js'
+import { decodeSnapshotSet, encodeSnapshotSet, EventLog } from './store/log.js'
+import { LogFollower, LogPublisher, logStreamNames, type StreamSettings } from './store/log-stream.js'
+import { healthRoutes, replicaDetails, type Replication } from './api/health.routes.js'
+import { forbidden } from './domain/errors.js'
+import type { Route } from './http/types.js'
 import { startPotentiallyStaleJob } from './actors/potentially-stale-job.js'
 import { exportImportRoutes } from './api/export-import.routes.js'
 import { favoriteRoutes } from './api/favorites.routes.js'
@@ -60,12 +65,21 @@ export interface RunningServer {
 }
 
 export interface ServerOptions {
+  // Where replication news goes (connection lost, back, refused); the console by default.
+  say?: (line: string) => void
   // Stamps every command and drives time windows and jobs; tests pass a fake one.
   clock?: () => Date
 }
 
 // Which committed events can change what SDKs are served.
 const touchesClientPayload = (type: string) => (!isInstanceEvent(type) || type.startsWith('segment-')) && !isOutsideClientPayload(type)
+
+const revisionsModel = (revisions: ClientRevisions): ReplayedReadModel => ({
+  key: 'clientRevisions',
+  restore: (state) => revisions.restore(state),
+  apply: (record) => revisions.record([record as EventRecord], touchesClientPayload),
+  snapshot: () => revisions.snapshot(),
+})
 
 export const startServer = async (config: Config, options: ServerOptions = {}): Promise<RunningServer> => {
   mkdirSync(config.dataDir, { recursive: true })
@@ -81,7 +95,8 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
       allowFallback: config.allowFallbackHttp,
     })
     log = EventLog.open(config.dataDir)
-    return await serveData(config, options, http, log, lock)
+    const serve = config.replication?.replica ? serveReplica : serveData
+    return await serve(config, options, http, log, lock)
   } catch (error) {
     http?.close()
     await log?.close()
@@ -90,40 +105,16 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   }
 }
 
-const serveData = async (config: Config, options: ServerOptions, http: HttpServer, log: EventLog, lock: DataDirLock): Promise<RunningServer> => {
-  const recovered = recover(log)
-  const registry = new Registry(recovered.instance, recovered.projects, recovered.lastId, recovered.changeRequests)
-  const fatal = (error: unknown) => {
-    console.error('fatal: a log commit failed; exiting so that the log is replayed on restart', error)
-    process.exit(70)
-  }
-  const dispatcher = new Dispatcher(log, registry, () => buildWorld(registry), fatal)
-  const clock = options.clock ?? (() => new Date())
-  // Project overview figures: the log is read once here, then each commit is folded in.
-  const insights = new ProjectInsights(clock)
-  insights.apply(log.from(1) as Iterable<EventRecord>)
-  dispatcher.onCommitted((records) => insights.apply(records))
+interface Core {
+  registry: Registry
+  dispatcher: Dispatcher
+  log: EventLog
+  clientRevisions: ClientRevisions
+  clock: () => Date
+}
 
-  const clientRevisions = new ClientRevisions(recovered.lastId)
-  let sinceSnapshot = recovered.replayed
-  let snapshotting: Promise<void> | undefined
-  const saveSnapshot = async () => {
-    const entries = snapshotEntries(registry.committedInstance, registry.committedProjects, registry.committedChangeRequests, registry.lastCommittedId)
-    sinceSnapshot = 0
-    await log.saveSnapshots(snapshotFormat, entries)
-  }
-  dispatcher.onCommitted((records) => {
-    clientRevisions.record(records, touchesClientPayload)
-    sinceSnapshot += records.length
-    if (sinceSnapshot >= config.snapshotEvery && !snapshotting) {
-      snapshotting = saveSnapshot()
-        .catch(fatal)
-        .finally(() => {
-          snapshotting = undefined
-        })
-    }
-  })
-
+// Everything that answers requests, the same on a writer and on a read replica.
+const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, clock }: Core) => {
   const readSource = {
     projects: () => registry.committedProjects,
     segments: () => registry.committedInstance.segments,
@@ -144,9 +135,8 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     config,
     clock,
   }
-  const { createdAdminToken, createdAdminPassword } = await bootstrap(config, registry, dispatcher)
-
-  const routes = [
+  const routesWith = (insights: ProjectInsights, replication: Replication) => [
+    ...healthRoutes({ replication }),
     ...clientRoutes(deps),
     ...projectRoutes(deps),
     ...featureRoutes(deps),
@@ -173,19 +163,95 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     ...projectOverviewRoutes(deps, insights),
     ...exportImportRoutes(deps),
   ]
-  http.serve(
-    routes,
-    authenticator({
-      instance: () => registry.committedInstance,
-      project: (id) => registry.committedProjects.get(id),
-      sessions,
-    }),
-  )
-  const stopScheduler = startChangeRequestScheduler(deps, config.schedulerIntervalMs)
+  const auth = authenticator({
+    instance: () => registry.committedInstance,
+    project: (id) => registry.committedProjects.get(id),
+    sessions,
+  })
+  const fatal = (error: unknown) => {
+    console.error('fatal: a write to the data directory failed; exiting so that the log is replayed on restart', error)
+    process.exit(70)
+  }
   const flushTimer = setInterval(() => void deps.lastSeen.flush().catch(fatal), config.metricsFlushMs)
   flushTimer.unref()
   const stagesTimer = setInterval(() => void deps.lifecycleStages.flush().catch(fatal), config.metricsFlushMs)
   stagesTimer.unref()
+  const close = async () => {
+    clearInterval(flushTimer)
+    clearInterval(stagesTimer)
+    await deps.lifecycleStages.flush()
+    await deps.lastSeen.flush()
+  }
+  return { deps, routesWith, auth, close }
+}
+
+const routeTable = (routes: Route[]) => routes.map(({ method, path, access, permission }) => ({ method, path, access, permission }))
+
+const streamSettings = (config: Config, say: (line: string) => void): StreamSettings | undefined =>
+  config.replication && { url: config.replication.natsUrl, names: logStreamNames(config.replication.stream), retainRecords: config.replication.retainRecords, say }
+
+const serveData = async (config: Config, options: ServerOptions, http: HttpServer, log: EventLog, lock: DataDirLock): Promise<RunningServer> => {
+  const clientRevisions = new ClientRevisions()
+  const readModels = [revisionsModel(clientRevisions)]
+  const recovered = recover(log, readModels)
+  const registry = new Registry(recovered.instance, recovered.projects, recovered.lastId, recovered.changeRequests)
+  const fatal = (error: unknown) => {
+    console.error('fatal: a log commit failed; exiting so that the log is replayed on restart', error)
+    process.exit(70)
+  }
+  const dispatcher = new Dispatcher(log, registry, () => buildWorld(registry), fatal)
+  const clock = options.clock ?? (() => new Date())
+  // Project overview figures: the log is read once here, then each commit is folded in.
+  const insights = new ProjectInsights(clock)
+  insights.apply(log.from(1) as Iterable<EventRecord>)
+  dispatcher.onCommitted((records) => insights.apply(records))
+
+  const committedEntries = () =>
+    snapshotEntries(registry.committedInstance, registry.committedProjects, registry.committedChangeRequests, registry.lastCommittedId, readModels)
+  let sinceSnapshot = recovered.replayed
+  let snapshotting: Promise<void> | undefined
+  const saveSnapshot = async () => {
+    const entries = committedEntries()
+    sinceSnapshot = 0
+    await log.saveSnapshots(snapshotFormat, entries)
+  }
+  dispatcher.onCommitted((records) => {
+    clientRevisions.record(records, touchesClientPayload)
+    sinceSnapshot += records.length
+    if (sinceSnapshot >= config.snapshotEvery && !snapshotting) {
+      snapshotting = saveSnapshot()
+        .catch(fatal)
+        .finally(() => {
+          snapshotting = undefined
+        })
+    }
+  })
+
+  const settings = streamSettings(config, options.say ?? console.log)
+  const publisher =
+    settings &&
+    new LogPublisher(
+      settings,
+      { committedId: () => registry.lastCommittedId, get: (id) => log.get(id) },
+      () => ({ lastId: registry.lastCommittedId, bytes: encodeSnapshotSet(snapshotFormat, committedEntries()) }),
+      config.replication!.snapshotEvery,
+    )
+  if (publisher) dispatcher.onCommitted(() => publisher.notify())
+  const replication: Replication = () => {
+    const status = publisher?.status()
+    return {
+      role: 'writer',
+      committedId: registry.lastCommittedId,
+      ...(status && { publishedId: status.publishedId, natsConnected: status.connected, ...(status.refused && { refused: status.refused }) }),
+    }
+  }
+
+  const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock })
+  const { createdAdminToken, createdAdminPassword } = await bootstrap(config, registry, dispatcher)
+  const routes = side.routesWith(insights, replication)
+  http.serve(routes, side.auth)
+  publisher?.start()
+  const stopScheduler = startChangeRequestScheduler(side.deps, config.schedulerIntervalMs)
   const potentiallyStale = startPotentiallyStaleJob({ registry, dispatcher, clock, intervalMs: config.potentiallyStaleCheckMs })
 
   return {
@@ -193,17 +259,79 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     createdAdminToken,
     createdAdminPassword,
     replayed: recovered.replayed,
-    routes: routes.map(({ method, path, access, permission }) => ({ method, path, access, permission })),
+    routes: routeTable(routes),
     close: async () => {
       http.close()
-      clearInterval(flushTimer)
       stopScheduler()
-      clearInterval(stagesTimer)
       await potentiallyStale.stop()
-      await deps.lifecycleStages.flush()
+      await publisher?.close()
+      await side.close()
       await snapshotting
-      await deps.lastSeen.flush()
       await saveSnapshot()
+      await log.close()
+      await lock.release()
+    },
+  }
+}
+
+// SDK reads only: a replica answers what SDKs and probes ask and names the writer for the rest.
+const replicaServes = (route: Route) => route.access === 'client' || route.access === 'frontend' || route.access === 'public'
+
+const serveReplica = async (config: Config, options: ServerOptions, http: HttpServer, log: EventLog, lock: DataDirLock): Promise<RunningServer> => {
+  const replicaOf = config.replication!
+  if (log.lastId > 0) throw new Error(`${config.dataDir} holds a writer's log: a read replica needs a data directory of its own`)
+  const say = options.say ?? console.log
+  const clock = options.clock ?? (() => new Date())
+  const clientRevisions = new ClientRevisions()
+  const readModels = [revisionsModel(clientRevisions)]
+  const registry = new Registry(emptyInstance(), new Map(), 0)
+  const dispatcher = new Dispatcher(log, registry, () => buildWorld(registry), () => undefined)
+  const writer = replicaOf.writerUrl ? `the writer at ${replicaOf.writerUrl}` : `the writer publishing to ${replicaOf.natsUrl}`
+  const refusal = forbidden(`This server is a read replica: it serves the client and frontend APIs only; send admin requests and changes to ${writer}.`)
+  dispatcher.refuseWrites(refusal)
+  dispatcher.onCommitted((records) => clientRevisions.record(records, touchesClientPayload))
+
+  let firstRestore: () => void = () => undefined
+  const restoredOnce = new Promise<void>((resolve) => (firstRestore = resolve))
+  const follower = new LogFollower(streamSettings(config, say)!, {
+    appliedId: () => registry.lastCommittedId,
+    restore: (bytes) => {
+      const entries = decodeSnapshotSet(snapshotFormat, bytes)
+      if (!entries || !dispatcher.restoreCommitted(entries, readModels)) return false
+      firstRestore()
+      return true
+    },
+    apply: (records) => dispatcher.applyCommitted(records as EventRecord[]),
+  })
+  const replication: Replication = () => replicaDetails(follower.status(), replicaOf.maxLag)
+  const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock })
+  const insights = new ProjectInsights(clock)
+  const routes = side.routesWith(insights, replication).map((route) =>
+    replicaServes(route)
+      ? route
+      : {
+          ...route,
+          handler: () => {
+            throw refusal
+          },
+        },
+  )
+  let closed = false
+  follower.start()
+  // Until the first snapshot is in, the HTTP layer answers 503: an empty flag list would be a lie.
+  void restoredOnce.then(() => {
+    if (!closed) http.serve(routes, side.auth)
+  })
+
+  return {
+    port: http.port,
+    replayed: 0,
+    routes: routeTable(routes),
+    close: async () => {
+      closed = true
+      http.close()
+      await follower.close()
+      await side.close()
       await log.close()
       await lock.release()
     },

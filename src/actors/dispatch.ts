@@ -7,6 +7,8 @@ import { decideInstance, evolveInstance, type InstanceCommand } from '../domain/
 import { decideProject, type ProjectCommand } from '../domain/project.js'
 import type { EventLog } from '../store/log.js'
 import type { Decision } from './decision.js'
+import { applyRecord, restoreWorld, type ReplayedReadModel } from './recovery.js'
+import type { SnapshotEntry } from '../store/log.js'
 import type { ChangeRequestActor, InstanceActor, ProjectActor, Registry } from './registry.js'
 
 export type CommittedListener = (records: EventRecord[]) => void
@@ -23,6 +25,7 @@ export type ProjectCommandInput = DistributiveOmit<ProjectCommand, 'world'>
 // Sends a command to its actor, appends what was decided to the log and resolves once it is durable.
 export class Dispatcher {
   private readonly listeners: CommittedListener[] = []
+  private refusal: DomainError | undefined
 
   constructor(
     private readonly log: EventLog,
@@ -35,7 +38,38 @@ export class Dispatcher {
     this.listeners.push(listener)
   }
 
+  // A read replica decides nothing: every command is answered with this error.
+  refuseWrites(error: DomainError): void {
+    this.refusal = error
+  }
+
+  // A read replica's records were committed by the writer: they change committed state exactly as
+  // recovery replays them, and reach the same listeners as this process's own commits.
+  applyCommitted(records: EventRecord[]): void {
+    if (records.length === 0) return
+    const world = { instance: this.registry.committedInstance, projects: this.registry.committedProjects, changeRequests: this.registry.committedChangeRequests }
+    for (const record of records) applyRecord(world, record)
+    this.registry.committedInstance = world.instance
+    this.registry.lastCommittedId = records[records.length - 1].id
+    for (const listener of this.listeners) listener(records)
+  }
+
+  // A read replica starting over from the writer's snapshot; false when the set is not whole.
+  restoreCommitted(entries: readonly SnapshotEntry[], readModels: readonly ReplayedReadModel[]): boolean {
+    const world = restoreWorld(entries, readModels)
+    if (!world) return false
+    const registry = this.registry
+    registry.committedInstance = world.instance
+    registry.committedProjects.clear()
+    for (const [id, state] of world.projects) registry.committedProjects.set(id, state)
+    registry.committedChangeRequests.clear()
+    for (const [id, state] of world.changeRequests) registry.committedChangeRequests.set(id, state)
+    registry.lastCommittedId = world.lastId
+    return true
+  }
+
   async toInstance(command: InstanceCommand): Promise<EventRecord[]> {
+    if (this.refusal) throw this.refusal
     const actor = this.registry.instance
     const events = this.decide(actor, command)
     const decided = actor.getSnapshot().context.state
@@ -45,6 +79,7 @@ export class Dispatcher {
   }
 
   async toProject(projectId: string, command: ProjectCommandInput): Promise<EventRecord[]> {
+    if (this.refusal) throw this.refusal
     const full = { ...command, world: this.buildWorld() } as ProjectCommand
     let actor = this.registry.project(projectId)
     const isCreate = full.type === 'project.create'
@@ -64,6 +99,7 @@ export class Dispatcher {
   }
 
   async toChangeRequest(id: number, command: ChangeRequestCommand): Promise<EventRecord[]> {
+    if (this.refusal) throw this.refusal
     const isCreate = command.type === 'changeRequest.create'
     const actor = isCreate ? this.registry.spawnChangeRequest(id) : this.registry.changeRequest(id)
     if (!actor) throw notFound(`Could not find change request ${id}`)
@@ -89,6 +125,7 @@ export class Dispatcher {
     projectCommands: ProjectCommandInput[],
     instanceCommands: InstanceCommand[],
   ): Promise<EventRecord[]> {
+    if (this.refusal) throw this.refusal
     const requestActor = this.registry.changeRequest(id)
     if (!requestActor) throw notFound(`Could not find change request ${id}`)
     const state = requestActor.getSnapshot().context.request?.state

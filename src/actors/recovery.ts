@@ -8,7 +8,18 @@ import type { ProjectState } from '../domain/project-state.js'
 import type { EventLog, SnapshotEntry } from '../store/log.js'
 
 // Bump whenever the shape of a state changes: older snapshots are then ignored and the log replayed.
-export const snapshotFormat = 4
+export const snapshotFormat = 5
+
+// A read model whose state is a pure function of the log, snapshotted beside the actors' states so
+// that it comes out the same whether a process replayed the whole log or started from a snapshot.
+export interface ReplayedReadModel {
+  key: string
+  restore(state: unknown): void
+  apply(record: EventRecord): void
+  snapshot(): unknown
+}
+
+const readModelPrefix = 'read:'
 
 export interface Recovered {
   instance: InstanceState
@@ -38,26 +49,39 @@ export const applyRecord = (world: World, record: EventRecord): void => {
   else world.projects.delete(record.project)
 }
 
-export const recover = (log: EventLog): Recovered => {
-  const snapshots = log.loadSnapshots(snapshotFormat)
+export interface RestoredWorld extends World {
+  lastId: number
+}
+
+// A set is written whole at one log position, with every read model in it; anything else is not
+// ours to trust, and undefined says so.
+export const restoreWorld = (entries: readonly SnapshotEntry[], readModels: readonly ReplayedReadModel[] = []): RestoredWorld | undefined => {
+  if (entries.length === 0 || !entries.every((entry) => entry.lastId === entries[0].lastId)) return undefined
+  const keys = new Set(entries.map((entry) => entry.key))
+  if (!keys.has('instance') || !readModels.every((model) => keys.has(readModelPrefix + model.key))) return undefined
   const world: World = { instance: emptyInstance(), projects: new Map(), changeRequests: new Map() }
-  let from = 1
-  // A set is written whole at one log position; anything else is not ours to trust.
-  const consistent = snapshots !== undefined && snapshots.length > 0 && snapshots.every((s) => s.lastId === snapshots[0].lastId)
-  if (snapshots && consistent) {
-    for (const entry of snapshots) {
-      if (entry.key === 'instance') world.instance = entry.state as InstanceState
-      else if (entry.key.startsWith('changeRequest:')) world.changeRequests.set(Number(entry.key.slice('changeRequest:'.length)), entry.state as ChangeRequest)
-      else world.projects.set(entry.key.slice('project:'.length), entry.state as ProjectState)
-    }
-    from = snapshots[0].lastId + 1
+  for (const entry of entries) {
+    if (entry.key === 'instance') world.instance = entry.state as InstanceState
+    else if (entry.key.startsWith('changeRequest:')) world.changeRequests.set(Number(entry.key.slice('changeRequest:'.length)), entry.state as ChangeRequest)
+    else if (entry.key.startsWith('project:')) world.projects.set(entry.key.slice('project:'.length), entry.state as ProjectState)
   }
+  for (const model of readModels) model.restore(entries.find((entry) => entry.key === readModelPrefix + model.key)!.state)
+  return { ...world, lastId: entries[0].lastId }
+}
+
+export const recover = (log: EventLog, readModels: readonly ReplayedReadModel[] = []): Recovered => {
+  const snapshots = log.loadSnapshots(snapshotFormat)
+  const restored = snapshots && restoreWorld(snapshots, readModels)
+  const world: World = restored ?? { instance: emptyInstance(), projects: new Map(), changeRequests: new Map() }
+  const from = restored ? restored.lastId + 1 : 1
   let replayed = 0
-  for (const record of log.from(from)) {
-    applyRecord(world, record as EventRecord)
+  for (const stored of log.from(from)) {
+    const record = stored as EventRecord
+    applyRecord(world, record)
+    for (const model of readModels) model.apply(record)
     replayed++
   }
-  return { ...world, lastId: log.lastId, replayed, fromSnapshot: from > 1 }
+  return { instance: world.instance, projects: world.projects, changeRequests: world.changeRequests, lastId: log.lastId, replayed, fromSnapshot: from > 1 }
 }
 
 export const snapshotEntries = (
@@ -65,8 +89,10 @@ export const snapshotEntries = (
   projects: ReadonlyMap<string, ProjectState>,
   changeRequests: ReadonlyMap<number, ChangeRequest>,
   lastId: number,
+  readModels: readonly ReplayedReadModel[] = [],
 ): SnapshotEntry[] => [
   { key: 'instance', lastId, state: instance },
   ...[...projects].map(([id, state]) => ({ key: `project:${id}`, lastId, state })),
   ...[...changeRequests].map(([id, state]) => ({ key: `changeRequest:${id}`, lastId, state })),
+  ...readModels.map((model) => ({ key: readModelPrefix + model.key, lastId, state: model.snapshot() })),
 ]

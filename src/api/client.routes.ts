@@ -146,5 +146,4 @@ export const clientRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     handler: () => json({ applications: deps.applications.list() }),
   },
-  { method: 'GET', path: '/health', access: 'public', handler: () => json({ health: 'GOOD' }) },
 ]

@@ -1,5 +1,10 @@
 import type { EventRecord } from '../domain/events.js'
 
+export interface RevisionsState {
+  segmentsRevision: number
+  byScope: [string, number][]
+}
+
 // Which log position each part of the client payload reflects, per project and environment, so a
 // change in one environment or project does not move the ETag every other SDK polls with.
 export class ClientRevisions {
@@ -9,8 +14,26 @@ export class ClientRevisions {
   private readonly byScope = new Map<string, number>()
   private readonly projects = new Set<string>()
 
-  constructor(private readonly base: number) {
+  constructor(private base = 0) {
     this.segmentsRevision = base
+  }
+
+  // Positions only, so that two processes holding the same log give the same ETags and meta.revisionId.
+  snapshot(): RevisionsState {
+    return { segmentsRevision: this.segmentsRevision, byScope: [...this.byScope] }
+  }
+
+  restore(state: unknown): void {
+    const { segmentsRevision, byScope } = state as RevisionsState
+    this.base = 0
+    this.segmentsRevision = segmentsRevision
+    this.byScope.clear()
+    this.projects.clear()
+    for (const [scope, id] of byScope) {
+      this.byScope.set(scope, id)
+      this.projects.add(scope.slice(0, scope.indexOf('\u0000')))
+    }
+    this.changes++
   }
 
   record(records: readonly EventRecord[], touchesPayload: (type: string) => boolean): void {

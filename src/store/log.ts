@@ -20,6 +20,18 @@ export interface SnapshotEntry {
 
 const snapshotCodec = new Packr({ structuredClone: true, moreTypes: true })
 
+// A whole snapshot set as one blob, for carrying it off the machine (read replicas restore from it).
+export const encodeSnapshotSet = (format: number, entries: readonly SnapshotEntry[]): Uint8Array => snapshotCodec.pack({ format, entries })
+
+export const decodeSnapshotSet = (format: number, bytes: Uint8Array): SnapshotEntry[] | undefined => {
+  try {
+    const set = snapshotCodec.unpack(bytes) as { format: number; entries: SnapshotEntry[] }
+    return set.format === format && Array.isArray(set.entries) ? set.entries : undefined
+  } catch {
+    return undefined
+  }
+}
+
 // LMDB refuses keys over 1978 bytes, and a refused put fails the whole commit. Index keys carry
 // caller data (an API token event's project is its projects joined), so long ones are stored hashed;
 // so are keys with a NUL, which the compound-key encoding uses as a separator.

@@ -66,6 +66,7 @@ export const makeDataDir = (t: Test): string => {
 const serverEnvKeys = [
   'HTTP_PORT', 'PORT', 'HTTP_HOST', 'DATA_DIR', 'INIT_ADMIN_API_TOKENS', 'INIT_CLIENT_API_TOKENS', 'INIT_BACKEND_API_TOKENS',
   'INIT_FRONTEND_API_TOKENS', 'SNAPSHOT_EVERY', 'MAX_BODY_BYTES', 'UNLEASH_URL', 'METRICS_FLUSH_MS',
+  'NATS_URL', 'READ_REPLICA', 'NATS_STREAM', 'NATS_RETAIN_RECORDS', 'REPLICA_SNAPSHOT_EVERY', 'REPLICA_MAX_LAG', 'WRITER_URL',
 ]
 
 const serverEnv = (dataDir: string, adminToken: string | null, extra: Record<string, string>): Record<string, string> => {
