@@ -72,7 +72,7 @@ const replicationConfig = (env: NodeJS.ProcessEnv): ReplicationConfig | undefine
     replica,
     stream,
     retainRecords: integer(env.NATS_RETAIN_RECORDS, 1_000_000, 'NATS_RETAIN_RECORDS') || 1_000_000,
-    snapshotEvery: integer(env.REPLICA_SNAPSHOT_EVERY, 1000, 'REPLICA_SNAPSHOT_EVERY') || 1000,
+    snapshotEvery: integer(env.REPLICA_SNAPSHOT_EVERY, 10_000, 'REPLICA_SNAPSHOT_EVERY') || 10_000,
     maxLag: integer(env.REPLICA_MAX_LAG, 1000, 'REPLICA_MAX_LAG'),
     writerUrl: env.WRITER_URL || undefined,
   }

@@ -20,6 +20,7 @@ export const logStreamNames = (stream: string): LogStreamNames => ({ stream, sub
 const snapshotObject = 'latest'
 const recordCodec = new Packr({ structuredClone: true, moreTypes: true })
 const retryMs = 500
+const publishWindow = 256
 
 export interface StreamSettings {
   url: string
@@ -146,33 +147,60 @@ export class LogPublisher {
       if (!isApiError(error, JetStreamApiCodes.StreamNotFound)) throw error
       return jsm.streams.add({ name: stream, subjects: [subject], storage: StorageType.File, max_msgs: this.settings.retainRecords, duplicate_window: nanos(120_000) })
     })
-    this.publishedId = info.state.last_seq
-    if (this.publishedId > this.log.committedId()) {
-      this.refused = `the stream ${stream} already holds log id ${this.publishedId}, past this writer's ${this.log.committedId()}: another writer, or another data directory, publishes to it`
-      this.settings.say(`replication stopped: ${this.refused}`)
+    const streamLast = info.state.last_seq
+    const refusal = await this.whyNotOurs(jsm, streamLast)
+    if (refusal) {
+      this.refused = refusal
+      this.settings.say(`replication stopped: ${refusal}`)
       return
     }
+    this.publishedId = streamLast
     const js = jetstream(nc, { timeout: 5000 })
-    while (!this.stopped && !nc.isClosed()) {
-      const committed = this.log.committedId()
-      if (this.snapshotId < 0 || committed - this.snapshotId >= this.snapshotEvery) await this.putSnapshot(bucket)
-      if (this.publishedId >= committed) {
-        await this.wakeup.sleep(1000)
-        continue
+    // Acks come back in order on one connection, so a window of publishes is in flight at once; the
+    // first failure ends the connection and the next one resumes from the stream's own last sequence.
+    const inFlight: { id: number; ack: Promise<unknown> }[] = []
+    let nextId = this.publishedId + 1
+    let snapshotting: Promise<void> | undefined
+    try {
+      while (!this.stopped && !nc.isClosed()) {
+        const committed = this.log.committedId()
+        if (!snapshotting && (this.snapshotId < 0 || committed - this.snapshotId >= this.snapshotEvery)) {
+          snapshotting = this.putSnapshot(bucket).finally(() => (snapshotting = undefined))
+        }
+        while (nextId <= committed && inFlight.length < publishWindow) {
+          const id = nextId++
+          const record = this.log.get(id)
+          if (!record) throw new Error(`log id ${id} is missing from the log`)
+          const ack = js.publish(subject, recordCodec.pack(record), { msgID: String(id), expect: { lastSequence: id - 1 } })
+          ack.catch(() => undefined)
+          inFlight.push({ id, ack })
+        }
+        const oldest = inFlight.shift()
+        if (!oldest) {
+          await this.wakeup.sleep(1000)
+          continue
+        }
+        await oldest.ack
+        this.publishedId = oldest.id
       }
-      const id = this.publishedId + 1
-      const record = this.log.get(id)
-      if (!record) throw new Error(`log id ${id} is missing from the log`)
-      try {
-        await js.publish(subject, recordCodec.pack(record), { msgID: String(id), expect: { lastSequence: id - 1 } })
-      } catch (error) {
-        if (!isApiError(error, JetStreamApiCodes.StreamWrongLastSequence)) throw error
-        this.refused = `the stream ${stream} refused log id ${id}: its last sequence is not ${id - 1}, so another writer publishes to it`
-        this.settings.say(`replication stopped: ${this.refused}`)
-        return
-      }
-      this.publishedId = id
+    } finally {
+      await snapshotting?.catch(() => undefined)
     }
+  }
+
+  // The stream must hold this writer's log and nothing else: not more records than it has, and the
+  // same record at its last sequence (checked byte for byte against ours).
+  private async whyNotOurs(jsm: JetStreamManager, streamLast: number): Promise<string | undefined> {
+    const { stream } = this.settings.names
+    const committed = this.log.committedId()
+    const other = `another writer, or one on another data directory, publishes to it`
+    if (streamLast > committed) return `the stream ${stream} holds log id ${streamLast}, past this writer's ${committed}: ${other}`
+    if (streamLast === 0) return undefined
+    const stored = await jsm.streams.getMessage(stream, { seq: streamLast }).catch(() => null)
+    const ours = this.log.get(streamLast)
+    if (!stored) return undefined
+    if (!ours || !Buffer.from(stored.data).equals(recordCodec.pack(ours))) return `the stream ${stream} holds a record ${streamLast} that is not this writer's: ${other}`
+    return undefined
   }
 
   private async putSnapshot(bucket: ObjectStore): Promise<void> {
