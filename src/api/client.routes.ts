@@ -10,6 +10,8 @@ import { parse } from './parse.js'
 export const defaultEnvironment = 'development'
 const segmentsSupportedFrom = '4.2.0'
 const tagPattern = /^\w+:.+$/s
+// Flag names are at most 100 characters; a longer LIKE prefix can only be escapes and wildcards.
+const maxNamePrefixLength = 400
 
 // SDK fleets send a handful of distinct versions: remember the answer rather than parse per poll.
 const inlineBySpec = new Map<string, boolean>()
@@ -44,6 +46,9 @@ export const clientQueryFor = (req: Request, principal: Principal): ClientQuery 
     return { type: tag.slice(0, at), value: tag.slice(at + 1) }
   })
   const namePrefix = req.query.get('namePrefix') || undefined
+  if (namePrefix && namePrefix.length > maxNamePrefixLength) {
+    throw badData(`"namePrefix" must be at most ${maxNamePrefixLength} characters long; got ${namePrefix.length}`)
+  }
   return {
     environment,
     projects,

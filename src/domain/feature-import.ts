@@ -1,3 +1,4 @@
+import { namingPatternTest } from './naming-pattern.js'
 import type { UpsertContextField } from '../schemas/context-fields.js'
 import type { ExportData, ImportInput } from '../schemas/export-import.js'
 import type { CreateFeature } from '../schemas/features.js'
@@ -77,13 +78,9 @@ const contextFieldFits = (field: ExportData['contextFields'][number], facts: Imp
 const namingCheck = (project: ProjectState | undefined, names: string[]): ImportMessage | undefined => {
   const naming = project?.settings.featureNaming
   if (!naming?.pattern) return undefined
-  let regex: RegExp
-  try {
-    regex = new RegExp(`^${naming.pattern}$`)
-  } catch {
-    return undefined
-  }
-  const invalid = names.filter((n) => !regex.test(n))
+  const test = namingPatternTest(naming.pattern)
+  if (!test) return undefined
+  const invalid = names.filter((n) => !test(n))
   if (invalid.length === 0) return undefined
   const example = naming.example ? ` For example: "${naming.example}".` : ''
   const description = naming.description ? ` The pattern is described as follows: "${naming.description}"` : ''

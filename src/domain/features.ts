@@ -1,3 +1,4 @@
+import { namingPatternTest } from './naming-pattern.js'
 import type { CreateFeature, JsonPatch, UpdateFeature } from '../schemas/features.js'
 import { DomainError, badData, fail, invalidOperation, nameExists, notFound, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
@@ -30,13 +31,8 @@ export const findActiveFeature = (state: ProjectState, name: string, world: Pick
 export const checkNamingPattern = (state: ProjectState, name: string): DomainError | undefined => {
   const { pattern, example, description } = state.settings.featureNaming
   if (!pattern) return undefined
-  let matches = false
-  try {
-    matches = new RegExp(`^${pattern}$`).test(name)
-  } catch {
-    return undefined
-  }
-  if (matches) return undefined
+  const test = namingPatternTest(pattern)
+  if (!test || test(name)) return undefined
   let message = `The feature flag name "${name}" does not match the project's naming pattern: "${pattern}".`
   if (example) message += ` Here's an example of a name that does match the pattern: "${example}"."`
   if (description) message += ` The pattern's description is: "${description}"`

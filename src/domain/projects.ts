@@ -1,3 +1,4 @@
+import { namingPatternTest } from './naming-pattern.js'
 import type { CreateProject, FeatureNaming, ProjectEnvironmentInput, UpdateProject } from '../schemas/projects.js'
 import type { CreateFeatureStrategy } from '../schemas/shared.js'
 import { DomainError, badData, fail, invalidOperation, nameExists, notFound, ok, type Result } from './errors.js'
@@ -33,13 +34,9 @@ export const validateFeatureNaming = (naming: FeatureNaming | undefined): Domain
     if (description) problems.push('You must specify a pattern when you specify a description.')
   } else {
     if (hasForbiddenPatternPart(pattern)) problems.push('Feature flag naming pattern cannot contain whitespace characters.')
-    let regex: RegExp | undefined
-    try {
-      regex = new RegExp(`^${pattern}$`)
-    } catch {
-      problems.push(`"${pattern}" is not a valid regular expression.`)
-    }
-    if (regex && example && !regex.test(example)) problems.push(`You've provided a feature flag naming example ("${example}") that doesn't match your feature flag naming pattern ("${pattern}").`)
+    const test = namingPatternTest(pattern)
+    if (!test) problems.push(`"${pattern}" is not a valid regular expression (RE2 syntax: no lookaround or backreferences).`)
+    if (test && example && !test(example)) problems.push(`You've provided a feature flag naming example ("${example}") that doesn't match your feature flag naming pattern ("${pattern}").`)
   }
   if (problems.length === 0) return undefined
   return new DomainError(

@@ -3,6 +3,7 @@ import { brotliCompress, brotliCompressSync, constants as zlibConstants, gzip, g
 import type { Segment } from '../domain/instance-state.js'
 import type { Feature, FeatureEnvironment, ProjectState, Strategy } from '../domain/project-state.js'
 import { orderedStrategies } from '../domain/strategies.js'
+import { likePrefixMatcher } from '../domain/like-prefix.js'
 import type { ClientRevisions } from './client-revisions.js'
 
 export interface ClientQuery {
@@ -67,21 +68,16 @@ export const clientFeature = (
     : {}),
 })
 
-const matchesQuery = (feature: Feature, query: ClientQuery, prefix: RegExp | undefined): boolean => {
+const matchesQuery = (feature: Feature, query: ClientQuery, prefix: ((name: string) => boolean) | undefined): boolean => {
   if (feature.archived) return false
-  if (prefix && !prefix.test(feature.name)) return false
+  if (prefix && !prefix(feature.name)) return false
   if (query.tags && query.tags.length > 0) {
     return feature.tags.some((t) => query.tags!.some((q) => q.type === t.type && q.value === t.value))
   }
   return true
 }
 
-// Unleash filters with SQL LIKE 'prefix%', so % and _ are wildcards there too.
-const prefixMatcher = (namePrefix: string | undefined): RegExp | undefined => {
-  if (!namePrefix) return undefined
-  const pattern = namePrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.')
-  return new RegExp(`^${pattern}`, 's')
-}
+const prefixMatcher = (namePrefix: string | undefined) => (namePrefix ? likePrefixMatcher(namePrefix) : undefined)
 
 const queryEcho = (query: ClientQuery) => ({
   ...(query.tags && query.tags.length > 0 ? { tag: query.tags.map((t) => `${t.type}:${t.value}`) } : {}),

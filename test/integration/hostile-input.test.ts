@@ -1,0 +1,37 @@
+import t from 'tap'
+import { clientToken, createFeature, createProject, expectOk, getClientFeatures } from '../helpers/admin-api.js'
+import { startTestServer } from '../helpers/server.js'
+
+const server = await startTestServer(t)
+
+t.test('namePrefix is matched in linear time and bounded in length', async (t) => {
+  expectOk(await createProject(server, { id: 'like', name: 'Like' }), 'project')
+  for (let i = 1; i <= 30; i++) expectOk(await createFeature(server, 'like', `${'a'.repeat(78)}${i}`.slice(0, 80)), `flag ${i}`)
+  const token = await clientToken(server, ['like'])
+  const prefix = encodeURIComponent('%a'.repeat(25) + '%b')
+  const started = performance.now()
+  const res = await getClientFeatures(server, token, `?namePrefix=${prefix}`)
+  const elapsed = performance.now() - started
+  t.equal(res.status, 200)
+  t.same(res.body.features, [])
+  t.ok(elapsed < 100, `answered in ${elapsed.toFixed(1)} ms (< 100)`)
+  const matching = await getClientFeatures(server, token, `?namePrefix=${encodeURIComponent('a%1')}`)
+  t.equal(matching.body.features.length, 12, 'a%1 still matches the names with a 1 after the a run (1, 10-19, 21)')
+
+  // Past about 4 KB the HTTP layer (uWebSockets.js) drops the request line before any route sees it.
+  const huge = await getClientFeatures(server, token, `?namePrefix=${'_'.repeat(3000)}`)
+  t.equal(huge.status, 400)
+  t.equal(huge.body.name, 'BadDataError')
+  t.match(huge.body.message, /namePrefix/)
+})
+
+t.test('a catastrophic naming pattern is compiled with RE2 and answers at once', async (t) => {
+  expectOk(await createProject(server, { id: 'naming', name: 'Naming', featureNaming: { pattern: '(a+)+' } }), 'project')
+  const started = performance.now()
+  const res = await createFeature(server, 'naming', `${'a'.repeat(30)}-`)
+  const elapsed = performance.now() - started
+  t.equal(res.status, 400)
+  t.equal(res.body.name, 'PatternError')
+  t.ok(elapsed < 100, `refused in ${elapsed.toFixed(1)} ms (< 100)`)
+  expectOk(await createFeature(server, 'naming', 'aaaa'), 'a matching name is accepted')
+})
