@@ -1,9 +1,9 @@
-import { notFound } from '../domain/errors.js'
 import type { Environment } from '../domain/instance-state.js'
 import type { Request, Route } from '../http/types.js'
 import { environmentView } from '../read/admin-views.js'
 import { createEnvironmentSchema, updateEnvironmentSchema } from '../schemas/environments.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
+import { committedEnvironment } from './lookups.js'
 import { parse } from './parse.js'
 
 export const environmentRoutes = (deps: ApiDeps): Route[] => {
@@ -12,11 +12,7 @@ export const environmentRoutes = (deps: ApiDeps): Route[] => {
     for (const project of deps.registry.committedProjects.values()) if (project.environments.has(environment.name)) projectCount++
     return environmentView(environment, projectCount)
   }
-  const find = (name: string) => {
-    const environment = deps.registry.committedInstance.environments.get(name)
-    if (!environment) throw notFound(`Could not find environment with name: ${name}`)
-    return environment
-  }
+  const find = (name: string) => committedEnvironment(deps, name)
   const toggle = (enabled: boolean) => async (req: Request) => {
     await deps.dispatcher.toInstance({ type: 'environment.toggle', name: req.params.name, enabled, meta: metaOf(deps, req) })
     return empty(204)

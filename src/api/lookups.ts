@@ -1,4 +1,5 @@
 import { notFound } from '../domain/errors.js'
+import type { Environment } from '../domain/instance-state.js'
 import type { Feature, ProjectState } from '../domain/project-state.js'
 import { childrenIn, type AdminViewContext } from '../read/admin-views.js'
 import type { ApiDeps } from './deps.js'
@@ -9,6 +10,12 @@ export const committedProject = (deps: ApiDeps, projectId: string): ProjectState
   const project = deps.registry.committedProjects.get(projectId)
   if (!project) throw notFound(`Project ${projectId} does not exist`)
   return project
+}
+
+export const committedEnvironment = (deps: Pick<ApiDeps, 'registry'>, name: string): Environment => {
+  const environment = deps.registry.committedInstance.environments.get(name)
+  if (!environment) throw notFound(`Could not find environment with name: ${name}`)
+  return environment
 }
 
 export const committedFeature = (deps: ApiDeps, projectId: string, featureName: string): Feature => {

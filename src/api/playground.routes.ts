@@ -2,6 +2,7 @@ import type { Route } from '../http/types.js'
 import type { Evaluators } from '../read/evaluators.js'
 import { playgroundRequestSchema } from '../schemas/playground.js'
 import { json, type ApiDeps } from './deps.js'
+import { committedEnvironment } from './lookups.js'
 import { parse } from './parse.js'
 
 const editLink = (project: string, feature: string, environment: string, strategyId: string) =>
@@ -16,6 +17,8 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
     body: true,
     handler: (req) => {
       const input = parse(playgroundRequestSchema, req.body)
+      // Before any evaluator is built: one is kept per environment evaluated.
+      committedEnvironment(deps, input.environment)
       const evaluator = evaluators.for(input.environment)
       const inScope = input.projects === '*' ? () => true : (project: string) => (input.projects as string[]).includes(project)
       const features = []

@@ -189,3 +189,10 @@ t.test('results equal the real SDK for several contexts', async (t) => {
   t.match(featureOf(after, 'pg-off'), { isEnabled: true, isEnabledInCurrentEnvironment: true })
   t.match(featureOf(after, 'pg-child'), { hasUnsatisfiedDependency: false, isEnabled: true })
 })
+
+t.test('an unknown environment is a 404 before any evaluator is built', async (t) => {
+  const res = await playground({ environment: 'no-such-env', context: { appName: 'a' } })
+  t.equal(res.status, 404)
+  t.equal(res.body.name, 'NotFoundError')
+  t.match(res.body.message, /no-such-env/)
+})
