@@ -1,4 +1,5 @@
 import type { Dispatcher } from './actors/dispatch.js'
+import { hashTokenSecret, newTokenSecret } from './domain/api-tokens.js'
 import type { Registry } from './actors/registry.js'
 import { randomBytes } from 'node:crypto'
 import { randomSecretPart } from './api/api-tokens.routes.js'
@@ -52,7 +53,7 @@ export const bootstrap = async (config: Config, registry: Registry, dispatcher: 
     ...config.initFrontendTokens.map((s): [string, ApiTokenType] => [s, 'frontend']),
   ]
   for (const [secret, type] of wanted) {
-    if (registry.decidedInstance().apiTokens.has(secret)) continue
+    if (registry.decidedInstance().apiTokens.has(hashTokenSecret(secret))) continue
     const scope = scopeOf(secret, type)
     await dispatcher.toInstance({
       type: 'apiToken.create',
@@ -65,12 +66,8 @@ export const bootstrap = async (config: Config, registry: Registry, dispatcher: 
   const createdAdminPassword = await createAdminUser(config, registry, dispatcher)
   const hasAdmin = [...registry.decidedInstance().apiTokens.values()].some((t) => t.type === 'admin')
   if (hasAdmin) return { createdAdminPassword }
-  const [event] = await dispatcher.toInstance({
-    type: 'apiToken.create',
-    input: { tokenName: 'admin', type: 'admin' },
-    random: randomSecretPart(),
-    world,
-    meta: systemMeta(),
-  })
-  return { createdAdminToken: String(event.hidden?.secret), createdAdminPassword }
+  const input = { tokenName: 'admin', type: 'admin' } as const
+  const random = randomSecretPart()
+  await dispatcher.toInstance({ type: 'apiToken.create', input, random, world, meta: systemMeta() })
+  return { createdAdminToken: newTokenSecret(input, random), createdAdminPassword }
 }

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import type { Route } from '../http/types.js'
-import type { ApiTokenType } from '../domain/instance-state.js'
+import { hashTokenSecret, newTokenSecret } from '../domain/api-tokens.js'
+import { badData } from '../domain/errors.js'
+import type { Request, Route } from '../http/types.js'
+import type { ApiToken, ApiTokenType } from '../domain/instance-state.js'
 import { apiTokenView } from '../read/admin-views.js'
 import { createApiTokenSchema, updateApiTokenSchema } from '../schemas/api-tokens.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
@@ -13,23 +15,37 @@ export const randomSecretPart = (): string => randomBytes(28).toString('hex')
 const permissionFor = (verb: 'CREATE' | 'UPDATE' | 'DELETE', type: ApiTokenType): string =>
   type === 'admin' ? 'ADMIN' : type === 'frontend' ? `${verb}_FRONTEND_API_TOKEN` : `${verb}_CLIENT_API_TOKEN`
 
+// Admin tokens are listed to admins only: anyone else who saw one could act as an admin.
+const visibleTokens = (deps: ApiDeps, req: Request): ApiToken[] => {
+  const isAdmin = req.principal?.can('ADMIN') === true
+  return [...deps.registry.committedInstance.apiTokens.values()].filter((token) => isAdmin || token.type !== 'admin')
+}
+
+// A path names a token by its full secret, or by the masked form a listing shows when that is unambiguous.
+const tokenNamed = (deps: ApiDeps, named: string): { secretHash: string; token: ApiToken | undefined } => {
+  const tokens = deps.registry.committedInstance.apiTokens
+  const secretHash = hashTokenSecret(named)
+  const exact = tokens.get(secretHash)
+  if (exact || !named.endsWith('…')) return { secretHash, token: exact }
+  const masked = [...tokens.values()].filter((token) => token.maskedSecret === named)
+  if (masked.length > 1) throw badData(`"${named}" names more than one token: use the full secret`)
+  return masked.length === 1 ? { secretHash: masked[0].secretHash, token: masked[0] } : { secretHash, token: undefined }
+}
+
 export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
   {
     method: 'GET',
     path: '/api/admin/api-tokens',
     access: 'admin',
     permission: 'READ_API_TOKEN',
-    handler: () => json({ tokens: [...deps.registry.committedInstance.apiTokens.values()].map(apiTokenView) }),
+    handler: (req) => json({ tokens: visibleTokens(deps, req).map(apiTokenView) }),
   },
   {
     method: 'GET',
     path: '/api/admin/api-tokens/:name',
     access: 'admin',
     permission: 'READ_API_TOKEN',
-    handler: (req) =>
-      json({
-        tokens: [...deps.registry.committedInstance.apiTokens.values()].filter((t) => t.tokenName === req.params.name).map(apiTokenView),
-      }),
+    handler: (req) => json({ tokens: visibleTokens(deps, req).filter((t) => t.tokenName === req.params.name).map(apiTokenView) }),
   },
   {
     method: 'POST',
@@ -41,15 +57,12 @@ export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
       const input = parse(createApiTokenSchema, req.body)
       req.authorize(permissionFor('CREATE', input.type))
       const world = { projectExists: (id: string) => deps.registry.project(id)?.getSnapshot().context.state !== undefined }
-      const [event] = await deps.dispatcher.toInstance({
-        type: 'apiToken.create',
-        input,
-        random: randomSecretPart(),
-        world,
-        meta: metaOf(deps, req),
-      })
-      const token = deps.registry.committedInstance.apiTokens.get(String(event.hidden?.secret))!
-      return { status: 201, body: apiTokenView(token), headers: { location: 'api-tokens' } }
+      const random = randomSecretPart()
+      await deps.dispatcher.toInstance({ type: 'apiToken.create', input, random, world, meta: metaOf(deps, req) })
+      const secret = newTokenSecret(input, random)
+      const token = deps.registry.committedInstance.apiTokens.get(hashTokenSecret(secret))!
+      // The one time the whole secret is shown.
+      return { status: 201, body: { ...apiTokenView(token), secret }, headers: { location: 'api-tokens' } }
     },
   },
   {
@@ -59,10 +72,10 @@ export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
     permission: ['UPDATE_CLIENT_API_TOKEN', 'UPDATE_FRONTEND_API_TOKEN'],
     body: true,
     handler: async (req) => {
-      const existing = deps.registry.committedInstance.apiTokens.get(req.params.token)
-      if (existing) req.authorize(permissionFor('UPDATE', existing.type))
+      const { secretHash, token } = tokenNamed(deps, req.params.token)
+      if (token) req.authorize(permissionFor('UPDATE', token.type))
       const { expiresAt } = parse(updateApiTokenSchema, req.body)
-      await deps.dispatcher.toInstance({ type: 'apiToken.update', secret: req.params.token, expiresAt, meta: metaOf(deps, req) })
+      await deps.dispatcher.toInstance({ type: 'apiToken.update', secretHash, expiresAt, meta: metaOf(deps, req) })
       return empty(200)
     },
   },
@@ -72,9 +85,9 @@ export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: ['DELETE_CLIENT_API_TOKEN', 'DELETE_FRONTEND_API_TOKEN'],
     handler: async (req) => {
-      const existing = deps.registry.committedInstance.apiTokens.get(req.params.token)
-      if (existing) req.authorize(permissionFor('DELETE', existing.type))
-      await deps.dispatcher.toInstance({ type: 'apiToken.delete', secret: req.params.token, meta: metaOf(deps, req) })
+      const { secretHash, token } = tokenNamed(deps, req.params.token)
+      if (token) req.authorize(permissionFor('DELETE', token.type))
+      await deps.dispatcher.toInstance({ type: 'apiToken.delete', secretHash, meta: metaOf(deps, req) })
       return empty(200)
     },
   },

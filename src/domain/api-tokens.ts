@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { CreateApiToken } from '../schemas/api-tokens.js'
 import { DomainError, badData, fail, nameExists, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
@@ -15,6 +16,30 @@ export const tokenSecret = (type: ApiToken['type'], projects: string[], environm
   if (type === 'admin') return `*:*.${random}`
   const projectPart = projects.length > 1 ? '[]' : projects[0]
   return `${projectPart}:${environment}.${random}`
+}
+
+// Secrets are kept only as SHA-256 (state, snapshots, log): the plain secret is shown once, at creation.
+export const hashTokenSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex')
+
+// What a listing shows: the scope and the first characters of the random part, enough to tell tokens apart.
+export const maskTokenSecret = (secret: string): string => {
+  const dot = secret.indexOf('.')
+  const random = secret.slice(dot + 1)
+  return `${secret.slice(0, dot + 1)}${random.slice(0, Math.min(8, Math.floor(random.length / 2)))}…`
+}
+
+const scopeOf = (input: CreateApiToken) => {
+  const isAdmin = input.type === 'admin'
+  const environment = isAdmin ? '*' : input.environment ?? defaultEnvironment
+  const requested = isAdmin ? ['*'] : input.projects ?? ['*']
+  const projects = requested.includes('*') ? ['*'] : [...new Set(requested)]
+  return { environment, projects }
+}
+
+// The secret a create command makes: the caller's own, or one from its random part and the scope.
+export const newTokenSecret = (input: CreateApiToken, random: string): string => {
+  const { environment, projects } = scopeOf(input)
+  return input.secret ?? tokenSecret(input.type, projects, environment, random)
 }
 
 // What events show of a token: everything but its secret.
@@ -43,21 +68,21 @@ export const decideCreateApiToken = (
   }
   const type = input.type
   const isAdmin = type === 'admin'
-  const environment = isAdmin ? '*' : input.environment ?? defaultEnvironment
+  const { environment, projects } = scopeOf(input)
   if (!isAdmin && environment === '*') {
     return fail(badData(type === 'frontend' ? 'Frontend token cannot be scoped to all environments' : 'Client token cannot be scoped to all environments'))
   }
   if (!isAdmin && !state.environments.has(environment)) return fail(badData(`Environment=${environment} does not exist`))
-  const requested = isAdmin ? ['*'] : input.projects ?? ['*']
-  const projects = requested.includes('*') ? ['*'] : [...new Set(requested)]
   for (const project of projects) {
     if (project !== '*' && !world.projectExists(project)) return fail(badData(`Project=${project} does not exist`))
   }
-  const secret = input.secret ?? tokenSecret(type, projects, environment, random)
-  if (state.apiTokens.has(secret)) return fail(nameExists('An API token with that secret already exists'))
+  const secret = newTokenSecret(input, random)
+  const secretHash = hashTokenSecret(secret)
+  if (state.apiTokens.has(secretHash)) return fail(nameExists('An API token with that secret already exists'))
   if (input.expiresAt && Date.parse(input.expiresAt) <= Date.parse(meta.now)) return fail(badData('"expiresAt" must be in the future'))
   const token: ApiToken = {
-    secret,
+    secretHash,
+    maskedSecret: maskTokenSecret(secret),
     tokenName,
     type,
     environment,
@@ -70,13 +95,13 @@ export const decideCreateApiToken = (
       project: token.projects.join(','),
       environment: token.environment,
       data: publicToken(token),
-      hidden: { secret },
+      hidden: { secretHash, maskedSecret: token.maskedSecret },
     }),
   ])
 }
 
-export const decideUpdateApiToken = (state: InstanceState, secret: string, expiresAt: string, meta: CommandMeta): Result<EventDraft[]> => {
-  const token = state.apiTokens.get(secret)
+export const decideUpdateApiToken = (state: InstanceState, secretHash: string, expiresAt: string, meta: CommandMeta): Result<EventDraft[]> => {
+  const token = state.apiTokens.get(secretHash)
   // Unleash: updating an unknown token answers 200 and changes nothing.
   if (!token) return ok([])
   const next = { ...token, expiresAt: new Date(expiresAt).toISOString() }
@@ -87,20 +112,20 @@ export const decideUpdateApiToken = (state: InstanceState, secret: string, expir
       environment: token.environment,
       data: publicToken(next),
       preData: publicToken(token),
-      hidden: { secret },
+      hidden: { secretHash, maskedSecret: token.maskedSecret },
     }),
   ])
 }
 
-export const decideDeleteApiToken = (state: InstanceState, secret: string, meta: CommandMeta): Result<EventDraft[]> => {
-  const token = state.apiTokens.get(secret)
+export const decideDeleteApiToken = (state: InstanceState, secretHash: string, meta: CommandMeta): Result<EventDraft[]> => {
+  const token = state.apiTokens.get(secretHash)
   if (!token) return ok([])
   return ok([
     draft(meta, 'api-token-deleted', {
       project: token.projects.join(','),
       environment: token.environment,
       preData: publicToken(token),
-      hidden: { secret },
+      hidden: { secretHash, maskedSecret: token.maskedSecret },
     }),
   ])
 }

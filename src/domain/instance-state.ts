@@ -17,7 +17,8 @@ export interface Environment {
 export type ApiTokenType = 'client' | 'backend' | 'frontend' | 'admin'
 
 export interface ApiToken {
-  secret: string
+  secretHash: string
+  maskedSecret: string
   tokenName: string
   type: ApiTokenType
   environment: string

@@ -11,7 +11,7 @@ import {
   decideDeprecateStrategyType,
   decideUpdateStrategyType,
 } from './strategy-types.js'
-import { decideCreateApiToken, decideDeleteApiToken, decideUpdateApiToken, type ApiTokenWorld } from './api-tokens.js'
+import { decideCreateApiToken, decideDeleteApiToken, decideUpdateApiToken, hashTokenSecret, maskTokenSecret, type ApiTokenWorld } from './api-tokens.js'
 import { decideCreateEnvironment, decideToggleEnvironment, decideUpdateEnvironment } from './environments.js'
 import type { Result } from './errors.js'
 import { decidePeople, evolvePeople, type PeopleCommand } from './people.js'
@@ -29,8 +29,8 @@ export type InstanceCommand =
   | { type: 'environment.update'; name: string; input: UpdateEnvironment; meta: CommandMeta }
   | { type: 'environment.toggle'; name: string; enabled: boolean; meta: CommandMeta }
   | { type: 'apiToken.create'; input: CreateApiToken; random: string; world: ApiTokenWorld; meta: CommandMeta }
-  | { type: 'apiToken.update'; secret: string; expiresAt: string; meta: CommandMeta }
-  | { type: 'apiToken.delete'; secret: string; meta: CommandMeta }
+  | { type: 'apiToken.update'; secretHash: string; expiresAt: string; meta: CommandMeta }
+  | { type: 'apiToken.delete'; secretHash: string; meta: CommandMeta }
   | { type: 'segment.create'; input: UpsertSegment; world: SegmentWorld; meta: CommandMeta }
   | { type: 'segment.update'; id: number; input: UpsertSegment; world: SegmentWorld; meta: CommandMeta }
   | { type: 'segment.delete'; id: number; world: SegmentWorld; meta: CommandMeta }
@@ -59,9 +59,9 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand): 
     case 'apiToken.create':
       return decideCreateApiToken(state, command.input, command.random, command.world, command.meta)
     case 'apiToken.update':
-      return decideUpdateApiToken(state, command.secret, command.expiresAt, command.meta)
+      return decideUpdateApiToken(state, command.secretHash, command.expiresAt, command.meta)
     case 'apiToken.delete':
-      return decideDeleteApiToken(state, command.secret, command.meta)
+      return decideDeleteApiToken(state, command.secretHash, command.meta)
     case 'segment.create':
       return decideCreateSegment(state, command.input, command.world, command.meta)
     case 'segment.update':
@@ -99,9 +99,15 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand): 
   }
 }
 
+// Logs written before secrets were hashed carry the plain secret: hashed here as they are replayed.
+const tokenKeyOf = (event: EventDraft): { secretHash: string; maskedSecret: string } =>
+  event.hidden?.secretHash !== undefined
+    ? { secretHash: String(event.hidden.secretHash), maskedSecret: String(event.hidden.maskedSecret) }
+    : { secretHash: hashTokenSecret(String(event.hidden?.secret)), maskedSecret: maskTokenSecret(String(event.hidden?.secret)) }
+
 const tokenFrom = (event: EventDraft): ApiToken => {
   const { project: _joined, alias: _alias, ...rest } = event.data
-  return { ...rest, secret: String(event.hidden?.secret) }
+  return { ...rest, ...tokenKeyOf(event) } as ApiToken
 }
 
 export const evolveInstance = (state: InstanceState, event: EventDraft): InstanceState => {
@@ -113,9 +119,9 @@ export const evolveInstance = (state: InstanceState, event: EventDraft): Instanc
       return { ...state, environments: withoutEntry(state.environments, String(event.environment)) }
     case 'api-token-created':
     case 'api-token-updated':
-      return { ...state, apiTokens: withEntry(state.apiTokens, String(event.hidden?.secret), tokenFrom(event)) }
+      return { ...state, apiTokens: withEntry(state.apiTokens, tokenKeyOf(event).secretHash, tokenFrom(event)) }
     case 'api-token-deleted':
-      return { ...state, apiTokens: withoutEntry(state.apiTokens, String(event.hidden?.secret)) }
+      return { ...state, apiTokens: withoutEntry(state.apiTokens, tokenKeyOf(event).secretHash) }
     case 'segment-created':
     case 'segment-updated':
       return { ...state, segments: withEntry(state.segments, event.data.id, event.data as Segment) }

@@ -132,7 +132,7 @@ export const environmentView = (environment: Environment, projectCount: number) 
 
 // Unleash lists a token's secret to those who may read tokens; events never carry it (publicToken).
 export const apiTokenView = (token: ApiToken) => ({
-  secret: token.secret,
+  secret: token.maskedSecret,
   ...publicToken(token),
   username: token.tokenName,
   seenAt: null,

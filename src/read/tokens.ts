@@ -1,3 +1,4 @@
+import { hashTokenSecret } from '../domain/api-tokens.js'
 import type { ApiToken, InstanceState } from '../domain/instance-state.js'
 import type { Pat, User } from '../domain/people-state.js'
 import type { ProjectState } from '../domain/project-state.js'
@@ -48,8 +49,20 @@ export const authenticator = (source: AuthSource): Authenticator => {
     return user && userPrincipal(user)
   }
 
+  // SDKs present the same few secrets on every poll: their hashes are remembered, in a bounded map.
+  const hashes = new Map<string, string>()
+  const hashOf = (secret: string): string => {
+    let hash = hashes.get(secret)
+    if (hash === undefined) {
+      if (hashes.size >= 10_000) hashes.clear()
+      hash = hashTokenSecret(secret)
+      hashes.set(secret, hash)
+    }
+    return hash
+  }
+
   const byApiToken = (secret: string): Principal | undefined => {
-    const token = source.instance().apiTokens.get(secret)
+    const token = source.instance().apiTokens.get(hashOf(secret))
     if (!token) return undefined
     let entry = entries.get(token)
     if (!entry) {

@@ -66,7 +66,7 @@ t.test('a command that decides nothing appends nothing', async (t) => {
   const { log, dispatcher } = start(t.testdir())
   t.teardown(() => log.close())
   await dispatcher.toInstance({ type: 'environment.create', input: { name: 'development', type: 'development', enabled: true }, meta: meta() })
-  t.same(await dispatcher.toInstance({ type: 'apiToken.delete', secret: 'unknown', meta: meta() }), [])
+  t.same(await dispatcher.toInstance({ type: 'apiToken.delete', secretHash: 'unknown', meta: meta() }), [])
   t.equal(log.lastId, 1)
 })
 

@@ -1,3 +1,4 @@
+import { hashTokenSecret } from '../../src/domain/api-tokens.js'
 import t from 'tap'
 import { initialTransition, transition } from 'xstate'
 import type { Decision } from '../../src/actors/decision.js'
@@ -38,9 +39,9 @@ t.test('the instance machine decides, evolves and emits', async (t) => {
   })
   const [created] = emitted(tokenActions)
   t.same(created.type === 'decided' && created.events.map((e) => e.type), ['api-token-created'])
-  t.ok(withToken.context.state.apiTokens.has(`*:development.${'f'.repeat(56)}`))
+  t.ok(withToken.context.state.apiTokens.has(hashTokenSecret(`*:development.${'f'.repeat(56)}`)), 'stored under the SHA-256 of its secret')
 
-  const [same, noopActions] = transition(instanceMachine, withToken, { type: 'apiToken.delete', secret: 'unknown', meta })
+  const [same, noopActions] = transition(instanceMachine, withToken, { type: 'apiToken.delete', secretHash: 'unknown', meta })
   t.same(emitted(noopActions), [{ type: 'decided', events: [] }], 'a no-op is decided with no events')
   t.equal(same.context.state, withToken.context.state)
 })

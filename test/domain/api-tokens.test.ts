@@ -3,7 +3,7 @@ import * as v from 'valibot'
 import type { CommandMeta, EventDraft } from '../../src/domain/events.js'
 import { decideInstance, evolveInstance, type InstanceCommand } from '../../src/domain/instance.js'
 import { emptyInstance, type ApiToken, type InstanceState } from '../../src/domain/instance-state.js'
-import { maxApiTokens, tokenSecret } from '../../src/domain/api-tokens.js'
+import { hashTokenSecret, maskTokenSecret, maxApiTokens, newTokenSecret, tokenSecret } from '../../src/domain/api-tokens.js'
 import { createApiTokenSchema } from '../../src/schemas/api-tokens.js'
 import { assertBadData, environment, errorOf, typesOf, valueOf } from './fixtures/scenario.js'
 
@@ -37,12 +37,12 @@ class Tokens {
     return events
   }
 
-  create(input: v.InferInput<typeof createApiTokenSchema>, secretPart = random): { token: ApiToken; events: EventDraft[] } {
+  create(input: v.InferInput<typeof createApiTokenSchema>, secretPart = random): { token: ApiToken; events: EventDraft[]; secret: string } {
     const events = this.ok({ type: 'apiToken.create', input: tokenInput(input), random: secretPart, world, meta: meta() })
-    const secret = String(events[0].hidden?.secret)
-    const token = this.state.apiTokens.get(secret)
+    const secret = newTokenSecret(tokenInput(input), secretPart)
+    const token = this.state.apiTokens.get(hashTokenSecret(secret))
     if (!token) throw new Error('token not stored')
-    return { token, events }
+    return { token, events, secret }
   }
 }
 
@@ -53,11 +53,11 @@ t.test('secret formats (SEMANTICS 7.1)', async (t) => {
   t.equal(tokenSecret('admin', ['*'], '*', random), `*:*.${random}`, 'admin')
 
   const tokens = new Tokens()
-  t.equal(tokens.create({ tokenName: 'one', type: 'backend', environment: 'production', projects: ['web'] }, 'b'.repeat(56)).token.secret, `web:production.${'b'.repeat(56)}`)
-  t.equal(tokens.create({ tokenName: 'all', type: 'client' }, 'c'.repeat(56)).token.secret, `*:development.${'c'.repeat(56)}`)
-  t.equal(tokens.create({ tokenName: 'some', type: 'frontend', projects: ['web', 'mobile'] }, 'd'.repeat(56)).token.secret, `[]:development.${'d'.repeat(56)}`)
-  t.equal(tokens.create({ tokenName: 'admin', type: 'admin' }, 'e'.repeat(56)).token.secret, `*:*.${'e'.repeat(56)}`)
-  t.equal(tokens.create({ tokenName: 'given', type: 'client', secret: 'default:development.unleash-insecure-api-token' }).token.secret, 'default:development.unleash-insecure-api-token', 'an init token keeps its secret')
+  t.equal(tokens.create({ tokenName: 'one', type: 'backend', environment: 'production', projects: ['web'] }, 'b'.repeat(56)).secret, `web:production.${'b'.repeat(56)}`)
+  t.equal(tokens.create({ tokenName: 'all', type: 'client' }, 'c'.repeat(56)).secret, `*:development.${'c'.repeat(56)}`)
+  t.equal(tokens.create({ tokenName: 'some', type: 'frontend', projects: ['web', 'mobile'] }, 'd'.repeat(56)).secret, `[]:development.${'d'.repeat(56)}`)
+  t.equal(tokens.create({ tokenName: 'admin', type: 'admin' }, 'e'.repeat(56)).secret, `*:*.${'e'.repeat(56)}`)
+  t.equal(tokens.create({ tokenName: 'given', type: 'client', secret: 'default:development.unleash-insecure-api-token' }).secret, 'default:development.unleash-insecure-api-token', 'an init token keeps its secret')
 })
 
 t.test('create', async (t) => {
@@ -115,7 +115,7 @@ t.test('create', async (t) => {
     const tokens = new Tokens()
     const many = new Map<string, ApiToken>()
     for (let i = 0; i < maxApiTokens; i++) {
-      many.set(`s${i}`, { secret: `s${i}`, tokenName: `t${i}`, type: 'client', environment: 'development', projects: ['*'], expiresAt: null, createdAt: '' })
+      many.set(`s${i}`, { secretHash: `s${i}`, maskedSecret: `s${i}`, tokenName: `t${i}`, type: 'client', environment: 'development', projects: ['*'], expiresAt: null, createdAt: '' })
     }
     tokens.state = { ...tokens.state, apiTokens: many }
     t.equal(errorOf(tokens.decide({ type: 'apiToken.create', input: tokenInput({ tokenName: 'x', type: 'backend' }), random, world, meta: meta() })).kind, 'ExceedsLimitError')
@@ -131,57 +131,74 @@ t.test('update and delete', async (t) => {
   t.test('update sets the expiry with new and old', async (t) => {
     const tokens = new Tokens()
     const { token } = tokens.create({ tokenName: 'sdk', type: 'backend', projects: ['web'] })
-    const events = tokens.ok({ type: 'apiToken.update', secret: token.secret, expiresAt: '2030-01-01T00:00:00.000Z', meta: meta() })
+    const events = tokens.ok({ type: 'apiToken.update', secretHash: token.secretHash, expiresAt: '2030-01-01T00:00:00.000Z', meta: meta() })
     t.same(typesOf(events), ['api-token-updated'])
     t.match(events[0], { project: 'web', environment: 'development', data: { expiresAt: '2030-01-01T00:00:00.000Z' }, preData: { expiresAt: null } })
-    t.equal(tokens.state.apiTokens.get(token.secret)?.expiresAt, '2030-01-01T00:00:00.000Z')
+    t.equal(tokens.state.apiTokens.get(token.secretHash)?.expiresAt, '2030-01-01T00:00:00.000Z')
   })
 
   t.test('updating an unknown token is a no-op', async (t) => {
     const tokens = new Tokens()
     const before = tokens.state
-    t.same(tokens.ok({ type: 'apiToken.update', secret: 'nope', expiresAt: '2030-01-01T00:00:00.000Z', meta: meta() }), [])
+    t.same(tokens.ok({ type: 'apiToken.update', secretHash: 'nope', expiresAt: '2030-01-01T00:00:00.000Z', meta: meta() }), [])
     t.equal(tokens.state, before)
   })
 
   t.test('delete emits api-token-deleted with the token as preData; an unknown secret is a no-op', async (t) => {
     const tokens = new Tokens()
     const { token } = tokens.create({ tokenName: 'sdk', type: 'frontend' })
-    const events = tokens.ok({ type: 'apiToken.delete', secret: token.secret, meta: meta() })
+    const events = tokens.ok({ type: 'apiToken.delete', secretHash: token.secretHash, meta: meta() })
     t.same(typesOf(events), ['api-token-deleted'])
     t.match(events[0].preData, { tokenName: 'sdk', type: 'frontend' })
-    t.notOk(tokens.state.apiTokens.has(token.secret))
-    t.same(tokens.ok({ type: 'apiToken.delete', secret: token.secret, meta: meta() }), [])
+    t.notOk(tokens.state.apiTokens.has(token.secretHash))
+    t.same(tokens.ok({ type: 'apiToken.delete', secretHash: token.secretHash, meta: meta() }), [])
   })
 })
 
 t.test('events never carry the secret in data or preData', async (t) => {
   const tokens = new Tokens()
-  const a = tokens.create({ tokenName: 'a', type: 'backend', projects: ['web'] }, 'f'.repeat(56)).token
-  const b = tokens.create({ tokenName: 'b', type: 'frontend', projects: ['web', 'mobile'] }, '0'.repeat(56)).token
-  const c = tokens.create({ tokenName: 'c', type: 'admin' }, '1'.repeat(56)).token
-  const d = tokens.create({ tokenName: 'd', type: 'client', secret: 'default:development.my-init-secret' }).token
-  tokens.ok({ type: 'apiToken.update', secret: a.secret, expiresAt: '2030-01-01T00:00:00.000Z', meta: meta() })
-  tokens.ok({ type: 'apiToken.update', secret: d.secret, expiresAt: '2031-01-01T00:00:00.000Z', meta: meta() })
-  for (const token of [a, b, c, d]) tokens.ok({ type: 'apiToken.delete', secret: token.secret, meta: meta() })
+  const a = tokens.create({ tokenName: 'a', type: 'backend', projects: ['web'] }, 'f'.repeat(56))
+  const b = tokens.create({ tokenName: 'b', type: 'frontend', projects: ['web', 'mobile'] }, '0'.repeat(56))
+  const c = tokens.create({ tokenName: 'c', type: 'admin' }, '1'.repeat(56))
+  const d = tokens.create({ tokenName: 'd', type: 'client', secret: 'default:development.my-init-secret' })
+  tokens.ok({ type: 'apiToken.update', secretHash: a.token.secretHash, expiresAt: '2030-01-01T00:00:00.000Z', meta: meta() })
+  tokens.ok({ type: 'apiToken.update', secretHash: d.token.secretHash, expiresAt: '2031-01-01T00:00:00.000Z', meta: meta() })
+  for (const { token } of [a, b, c, d]) tokens.ok({ type: 'apiToken.delete', secretHash: token.secretHash, meta: meta() })
   t.equal(tokens.events.length, 10)
   for (const event of tokens.events) {
-    const visible = JSON.stringify({ ...event, hidden: undefined })
-    for (const token of [a, b, c, d]) {
-      t.notOk(visible.includes(token.secret), `${event.type} does not show ${token.tokenName}'s secret`)
-      t.notOk(visible.includes(token.secret.split('.').pop()!), `${event.type} does not show ${token.tokenName}'s random part`)
+    // hidden included: what the log and snapshots hold must not let anyone use a token.
+    const stored = JSON.stringify(event)
+    for (const { token, secret } of [a, b, c, d]) {
+      t.notOk(stored.includes(secret), `${event.type} does not hold ${token.tokenName}'s secret`)
+      t.notOk(stored.includes(secret.split('.').pop()!), `${event.type} does not hold ${token.tokenName}'s random part`)
     }
     t.notOk('secret' in (event.data ?? {}), `${event.type} data has no secret field`)
     t.notOk('secret' in (event.preData ?? {}), `${event.type} preData has no secret field`)
-    t.type(event.hidden?.secret, 'string', `${event.type} keeps the secret for replay only`)
+    t.match(event.hidden?.secretHash, /^[0-9a-f]{64}$/, `${event.type} keeps the secret's SHA-256 for replay`)
   }
+})
+
+t.test('a listing shows the scope and the start of the random part', async (t) => {
+  t.equal(maskTokenSecret(`web:production.${'ab'.repeat(28)}`), 'web:production.abababab…')
+  t.equal(maskTokenSecret('default:development.short'), 'default:development.sh…')
+})
+
+t.test('events of logs written before hashing (plain hidden.secret) replay to hashed tokens', async (t) => {
+  const secret = `web:development.${'c'.repeat(56)}`
+  const old = { type: 'api-token-created', project: 'web', environment: 'development', createdAt: '2024-01-01T00:00:00.000Z', createdBy: 'admin', createdByUserId: 1,
+    data: { tokenName: 'legacy', type: 'client', environment: 'development', project: 'web', projects: ['web'], expiresAt: null, createdAt: '2024-01-01T00:00:00.000Z', alias: null },
+    hidden: { secret } } as unknown as EventDraft
+  const state = evolveInstance(instance(), old)
+  const token = state.apiTokens.get(hashTokenSecret(secret))
+  t.match(token, { tokenName: 'legacy', maskedSecret: 'web:development.cccccccc…' })
+  t.notOk(JSON.stringify([...state.apiTokens.values()]).includes('c'.repeat(56)), 'state holds no plain secret')
 })
 
 t.test('replaying the token events rebuilds the tokens', async (t) => {
   const tokens = new Tokens()
   const a = tokens.create({ tokenName: 'a', type: 'backend', projects: ['web'] }, 'f'.repeat(56)).token
   tokens.create({ tokenName: 'b', type: 'frontend', projects: ['web', 'mobile'] }, '0'.repeat(56))
-  tokens.ok({ type: 'apiToken.update', secret: a.secret, expiresAt: '2030-01-01T00:00:00.000Z', meta: meta() })
+  tokens.ok({ type: 'apiToken.update', secretHash: a.secretHash, expiresAt: '2030-01-01T00:00:00.000Z', meta: meta() })
   const replayed = structuredClone(tokens.events).reduce(evolveInstance, instance())
   t.same(replayed.apiTokens, tokens.state.apiTokens)
 })

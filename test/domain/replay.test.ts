@@ -236,8 +236,8 @@ t.test('replaying instance events reproduces the instance', async (t) => {
         world,
         meta: meta(i),
       }),
-      () => ({ type: 'apiToken.update', secret: r.pick(secrets.length > 0 ? secrets : ['x']), expiresAt: new Date(Date.UTC(2030, 0, 1 + r.int(3))).toISOString(), meta: meta(i) }),
-      () => ({ type: 'apiToken.delete', secret: r.pick(secrets.length > 0 ? secrets : ['x']), meta: meta(i) }),
+      () => ({ type: 'apiToken.update', secretHash: r.pick(secrets.length > 0 ? secrets : ['x']), expiresAt: new Date(Date.UTC(2030, 0, 1 + r.int(3))).toISOString(), meta: meta(i) }),
+      () => ({ type: 'apiToken.delete', secretHash: r.pick(secrets.length > 0 ? secrets : ['x']), meta: meta(i) }),
     ])()
     const result = decideInstance(state, command)
     if (!result.ok) continue

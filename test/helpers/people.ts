@@ -1,3 +1,4 @@
+import { maskTokenSecret } from '../../src/domain/api-tokens.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -182,7 +183,7 @@ export const newestEvent = async (server: ServerRef, type: string): Promise<List
 // The name the server records for the admin token's writes (its tokenName).
 export const adminTokenName = async (server: ServerRef): Promise<string> => {
   const res = await api(server, 'GET', '/api/admin/api-tokens')
-  const token = (res.body?.tokens ?? []).find((tk: { secret: string }) => tk.secret === server.adminToken)
+  const token = (res.body?.tokens ?? []).find((tk: { secret: string }) => tk.secret === maskTokenSecret(server.adminToken))
   if (!token) throw new Error(`the admin token is not listed: ${res.status} ${res.text.slice(0, 300)}`)
   return token.tokenName
 }
