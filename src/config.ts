@@ -17,6 +17,8 @@ export interface Config {
   schedulerIntervalMs: number
   defaultAdminPassword: string | undefined
   replication: ReplicationConfig | undefined
+  loginMaxFailuresPerMinute: number
+  secureCookies: 'auto' | 'always' | 'never'
 }
 
 // With NATS_URL set, a writer publishes its committed log to JetStream; with READ_REPLICA=true as
@@ -78,6 +80,13 @@ const replicationConfig = (env: NodeJS.ProcessEnv): ReplicationConfig | undefine
   }
 }
 
+const secureCookies = (value: string | undefined): Config['secureCookies'] => {
+  if (value === undefined || value === '' || value === 'auto') return 'auto'
+  if (value === 'true' || value === 'always') return 'always'
+  if (value === 'false' || value === 'never') return 'never'
+  throw new Error(`SECURE_COOKIES must be auto, true or false, got "${value.slice(0, 40)}"`)
+}
+
 const integer = (value: string | undefined, fallback: number, name: string): number => {
   if (value === undefined || value === '') return fallback
   const n = Number(value)
@@ -107,5 +116,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     schedulerIntervalMs: integer(env.SCHEDULER_INTERVAL_MS, 1000, 'SCHEDULER_INTERVAL_MS'),
     defaultAdminPassword: env.UNLEASH_DEFAULT_ADMIN_PASSWORD || undefined,
     replication: replicationConfig(env),
+    loginMaxFailuresPerMinute: integer(env.LOGIN_MAX_FAILURES_PER_MINUTE, 10, 'LOGIN_MAX_FAILURES_PER_MINUTE') || 10,
+    secureCookies: secureCookies(env.SECURE_COOKIES),
   }
 }

@@ -5,6 +5,7 @@ import type { Request, Route } from '../http/types.js'
 import { permissionList } from '../read/permissions.js'
 import { rootRoles, userView } from '../read/people-views.js'
 import { createUserSchema, loginSchema, passwordSchema, updateUserSchema } from '../schemas/people.js'
+import { LoginThrottle } from '../read/login-throttle.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { checkPasswordStrength, hashPassword, verifyPassword } from './passwords.js'
 import { callerUserId, numericId, peopleContext } from './people-context.js'
@@ -12,7 +13,17 @@ import { parse } from './parse.js'
 
 const searchQuery = v.object({ q: v.pipe(v.string('"q" is required'), v.minLength(2, '"q" must be at least 2 characters long'), v.maxLength(255)) })
 
+// Secure when asked for, or (auto) when the public URL is https or a proxy says the request came over https.
+const cookieAttributes = (deps: ApiDeps, req: Request): string => {
+  const mode = deps.config.secureCookies
+  const secure = mode === 'always' || (mode === 'auto' && (deps.config.publicUrl.startsWith('https://') || req.headers['x-forwarded-proto'] === 'https'))
+  return `Path=/; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`
+}
+
 export const userRoutes = (deps: ApiDeps): Route[] => {
+  // One account guessed at, or many accounts tried from one address (a spray), is slowed down.
+  const perAccount = new LoginThrottle(deps.config.loginMaxFailuresPerMinute)
+  const perAddress = new LoginThrottle(deps.config.loginMaxFailuresPerMinute * 10)
   const people = () => deps.registry.committedInstance.people
   const findUser = (id: number) => {
     const user = people().users.get(id)
@@ -149,9 +160,15 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       handler: async (req) => {
         const { username, password } = parse(loginSchema, req.body)
         const needle = username.toLowerCase()
+        const retryAfter = Math.max(perAccount.retryAfterSeconds(needle), perAddress.retryAfterSeconds(req.remoteAddress))
+        if (retryAfter > 0) {
+          throw new DomainError('TooManyRequestsError', `Too many failed logins: try again in ${retryAfter} seconds.`, undefined, { retryAfter })
+        }
         const user = activeUsers().find((u) => u.username?.toLowerCase() === needle || u.email?.toLowerCase() === needle)
         const valid = await verifyPassword(password, user?.passwordHash ?? null)
         if (!user || !valid) {
+          perAccount.failed(needle)
+          perAddress.failed(req.remoteAddress)
           if (user) await deps.activity.failedLogin(user.id)
           throw new DomainError('PasswordMismatch', 'Wrong password, try again.')
         }
@@ -160,7 +177,7 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
         return {
           status: 200,
           body: userView(user, peopleContext(deps)),
-          headers: { 'set-cookie': `${sessionCookie}=${sessionId}; Path=/; HttpOnly; SameSite=Lax; Max-Age=172800` },
+          headers: { 'set-cookie': `${sessionCookie}=${sessionId}; ${cookieAttributes(deps, req)}; Max-Age=172800` },
         }
       },
     },
@@ -171,7 +188,7 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       handler: async (req) => {
         const sessionId = cookieValue(req.headers.cookie, sessionCookie)
         if (sessionId) await deps.sessions.destroy(sessionId)
-        return { status: 200, headers: { 'set-cookie': `${sessionCookie}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0` } }
+        return { status: 200, headers: { 'set-cookie': `${sessionCookie}=; ${cookieAttributes(deps, req)}; Max-Age=0` } }
       },
     },
   ]

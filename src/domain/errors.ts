@@ -25,6 +25,7 @@ export type ErrorName =
   | 'PayloadTooLargeError'
   | 'UnknownError'
   | 'ServiceUnavailableError'
+  | 'TooManyRequestsError'
 
 export interface ErrorDetail {
   message: string
