@@ -168,13 +168,11 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     project: (id) => registry.committedProjects.get(id),
     sessions,
   })
-  const fatal = (error: unknown) => {
-    console.error('fatal: a write to the data directory failed; exiting so that the log is replayed on restart', error)
-    process.exit(70)
-  }
-  const flushTimer = setInterval(() => void deps.lastSeen.flush().catch(fatal), config.metricsFlushMs)
+  // Metrics and stages are side data: a write that fails (a full disk) is retried at the next flush.
+  const reportWriteFailure = (what: string) => (error: unknown) => console.error(`could not write ${what} to the data directory; retrying at the next flush:`, errorText(error))
+  const flushTimer = setInterval(() => void deps.lastSeen.flush().catch(reportWriteFailure('last-seen times')), config.metricsFlushMs)
   flushTimer.unref()
-  const stagesTimer = setInterval(() => void deps.lifecycleStages.flush().catch(fatal), config.metricsFlushMs)
+  const stagesTimer = setInterval(() => void deps.lifecycleStages.flush().catch(reportWriteFailure('lifecycle stages')), config.metricsFlushMs)
   stagesTimer.unref()
   const close = async () => {
     clearInterval(flushTimer)
@@ -184,6 +182,8 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
   }
   return { deps, routesWith, auth, close }
 }
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 const routeTable = (routes: Route[]) => routes.map(({ method, path, access, permission }) => ({ method, path, access, permission }))
 
@@ -195,11 +195,9 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   const readModels = [revisionsModel(clientRevisions)]
   const recovered = recover(log, readModels)
   const registry = new Registry(recovered.instance, recovered.projects, recovered.lastId, recovered.changeRequests)
-  const fatal = (error: unknown) => {
-    console.error('fatal: a log commit failed; exiting so that the log is replayed on restart', error)
-    process.exit(70)
-  }
-  const dispatcher = new Dispatcher(log, registry, () => buildWorld(registry), fatal)
+  // A failed commit (a full disk) refuses that write with 503 and rolls decided state back; reads go on.
+  const commitFailed = (error: unknown) => console.error('a log commit failed; the write was refused with 503 and nothing changed:', errorText(error))
+  const dispatcher = new Dispatcher(log, registry, () => buildWorld(registry), commitFailed)
   const clock = options.clock ?? (() => new Date())
   // Project overview figures: the log is read once here, then each commit is folded in.
   const insights = new ProjectInsights(clock)
@@ -220,7 +218,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     sinceSnapshot += records.length
     if (sinceSnapshot >= config.snapshotEvery && !snapshotting) {
       snapshotting = saveSnapshot()
-        .catch(fatal)
+        .catch((error: unknown) => console.error('could not write snapshots; the log replays further at the next start:', errorText(error)))
         .finally(() => {
           snapshotting = undefined
         })

@@ -31,7 +31,7 @@ export class Dispatcher {
     private readonly log: EventLog,
     private readonly registry: Registry,
     private readonly buildWorld: () => ProjectCommand['world'],
-    private readonly onFatal: (error: unknown) => void,
+    private readonly onCommitFailed: (error: unknown) => void,
   ) {}
 
   onCommitted(listener: CommittedListener): void {
@@ -179,9 +179,11 @@ export class Dispatcher {
     try {
       await appended.committed
     } catch (error) {
-      // Memory is ahead of disk now; only a restart from the log is safe.
-      this.onFatal(error)
-      throw new DomainError('UnknownError', 'The change could not be stored.')
+      // The log dropped this append and every one queued behind it: decided state goes back to what
+      // is durable, reads go on, and the caller hears that nothing changed.
+      this.registry.resetDecidedToCommitted()
+      this.onCommitFailed(error)
+      throw new DomainError('ServiceUnavailableError', 'The change could not be stored (is the disk full?); nothing was changed. Try again later.')
     }
     publish()
     this.registry.lastCommittedId = appended.records[appended.records.length - 1].id

@@ -13,7 +13,7 @@ export type ChangeRequestActor = Actor<typeof changeRequestMachine>
 // Two views of every aggregate: the actors' decided state (what the next command is decided against)
 // and the committed state (what is durable: the only thing reads and snapshots see).
 export class Registry {
-  readonly instance: InstanceActor
+  instance: InstanceActor
   private readonly projects = new Map<string, ProjectActor>()
   committedInstance: InstanceState
   readonly committedProjects = new Map<string, ProjectState>()
@@ -38,6 +38,21 @@ export class Registry {
       this.committedProjects.set(id, state)
     }
     this.lastCommittedId = lastCommittedId
+  }
+
+  // After a failed commit: every actor starts again from the committed state, forgetting decisions
+  // whose events never reached the log.
+  resetDecidedToCommitted(): void {
+    this.instance.stop()
+    this.instance = createActor(instanceMachine, { input: { state: this.committedInstance } }).start()
+    for (const actor of this.projects.values()) actor.stop()
+    this.projects.clear()
+    for (const [id, state] of this.committedProjects) this.projects.set(id, createActor(projectMachine, { input: { state } }).start())
+    for (const actor of this.changeRequestActors.values()) actor.stop()
+    this.changeRequestActors.clear()
+    for (const [id, request] of this.committedChangeRequests) {
+      this.changeRequestActors.set(id, createActor(changeRequestMachine, { input: { request } }).start())
+    }
   }
 
   changeRequest(id: number): ChangeRequestActor | undefined {

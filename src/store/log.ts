@@ -40,42 +40,93 @@ const storedIndexKey = (key: string): string =>
   Buffer.byteLength(key) <= maxIndexKeyBytes && !key.includes('\u0000') ? key : `sha256:${createHash('sha256').update(key).digest('hex')}`
 const manifestKey = '\u0000manifest'
 
+export interface EventLogOptions {
+  // Runs inside every write transaction before anything is written; throwing fails that commit as a
+  // full or failing disk would. For tests.
+  writeGate?: () => void
+}
+
+interface QueuedAppend {
+  records: StoredRecord[]
+  indexKeys: string[][]
+  settle: (error?: unknown) => void
+}
+
 export class EventLog {
   private nextId: number
+  private committedId: number
+  private queue: QueuedAppend[] = []
+  private writing = false
 
   private constructor(
     private readonly root: RootDatabase,
     private readonly log: Database<StoredRecord, number>,
     private readonly index: Database<null, [string, number]>,
     private readonly snapshots: Database<Buffer, string>,
+    private readonly options: EventLogOptions,
   ) {
     const [last] = Array.from(log.getKeys({ reverse: true, limit: 1 }))
     this.nextId = (last ?? 0) + 1
+    this.committedId = this.nextId - 1
   }
 
-  static open(path: string): EventLog {
+  static open(path: string, options: EventLogOptions = {}): EventLog {
     // `path` is a directory; lmdb would take a name with a dot (`flags.v2`) for a single file.
     const root = open({ path, compression: false, noSubdir: false, maxDbs: 64 })
     const log = root.openDB<StoredRecord, number>({ name: 'log', keyEncoding: 'uint32' })
     const index = root.openDB<null, [string, number]>({ name: 'log-index' })
     const snapshots = root.openDB<Buffer, string>({ name: 'snapshots', encoding: 'binary' })
-    return new EventLog(root, log, index, snapshots)
+    return new EventLog(root, log, index, snapshots, options)
   }
 
   get lastId(): number {
     return this.nextId - 1
   }
 
-  // Ids are handed out synchronously, in call order; lmdb commits batches in that same order.
+  // Ids are handed out synchronously, in call order. Appends made while a commit is under way are
+  // written together in the next transaction (one commit, one fsync for all of them). When a commit
+  // fails, it and everything queued behind it fail, and their ids are handed out again: the log never
+  // holds a record decided after one that was lost, and its ids stay without gaps.
   append<R extends StoredRecord>(drafts: Omit<R, 'id'>[], indexKeysOf: (record: R) => string[] = () => []): Appended<R> {
     const records = drafts.map((draft) => ({ ...draft, id: this.nextId++ }) as R)
-    const committed = this.root.transaction(() => {
-      for (const record of records) {
-        this.log.put(record.id, record)
-        for (const key of indexKeysOf(record)) this.index.put([storedIndexKey(key), record.id], null)
-      }
+    const committed = new Promise<void>((resolve, reject) => {
+      this.queue.push({ records, indexKeys: records.map(indexKeysOf), settle: (error) => (error === undefined ? resolve() : reject(error)) })
     })
-    return { records, committed: committed.then(() => undefined) }
+    this.writeQueued()
+    return { records, committed }
+  }
+
+  private writeQueued(): void {
+    if (this.writing || this.queue.length === 0) return
+    const batch = this.queue
+    this.queue = []
+    this.writing = true
+    this.root
+      .transaction(() => {
+        this.options.writeGate?.()
+        for (const { records, indexKeys } of batch) {
+          records.forEach((record, i) => {
+            this.log.put(record.id, record)
+            for (const key of indexKeys[i]) this.index.put([storedIndexKey(key), record.id], null)
+          })
+        }
+      })
+      .then(
+        () => {
+          for (const { records } of batch) if (records.length > 0) this.committedId = records[records.length - 1].id
+          for (const append of batch) append.settle()
+        },
+        (error: unknown) => {
+          const lost = [...batch, ...this.queue]
+          this.queue = []
+          this.nextId = this.committedId + 1
+          for (const append of lost) append.settle(error ?? new Error('the commit failed'))
+        },
+      )
+      .finally(() => {
+        this.writing = false
+        this.writeQueued()
+      })
   }
 
   get(id: number): StoredRecord | undefined {

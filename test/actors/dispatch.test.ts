@@ -5,15 +5,15 @@ import { Registry } from '../../src/actors/registry.js'
 import { buildWorld } from '../../src/actors/world.js'
 import { DomainError } from '../../src/domain/errors.js'
 import type { CommandMeta, EventRecord } from '../../src/domain/events.js'
-import { EventLog } from '../../src/store/log.js'
+import { EventLog, type EventLogOptions } from '../../src/store/log.js'
 import { featureInput, projectInput } from '../domain/fixtures/scenario.js'
 
 // One write end to end below HTTP: actor decides, the log commits, then the committed view moves.
 
 const meta = (): CommandMeta => ({ now: '2024-01-01T00:00:00.000Z', actor: { name: 'admin', userId: 1 } })
 
-const start = (path: string) => {
-  const log = EventLog.open(path)
+const start = (path: string, options: EventLogOptions = {}) => {
+  const log = EventLog.open(path, options)
   const recovered = recover(log)
   const registry = new Registry(recovered.instance, recovered.projects, recovered.lastId, recovered.changeRequests)
   const fatal: unknown[] = []
@@ -105,4 +105,34 @@ t.test('after a restart the recovered state is the committed state', async (t) =
   t.same(second.registry.committedProjects.get('web'), committed)
   t.same(second.registry.committedInstance.environments, first.registry.committedInstance.environments)
   t.equal(second.registry.lastCommittedId, 5)
+})
+
+t.test('a failed commit (a full disk) is a 503 that changes nothing, and the next write goes through', async (t) => {
+  let diskFull = false
+  const dir = t.testdir()
+  const { log, registry, dispatcher, fatal } = start(dir, {
+    writeGate: () => {
+      if (diskFull) throw new Error('MDB_MAP_FULL: the disk is full')
+    },
+  })
+  await dispatcher.toInstance({ type: 'environment.create', input: { name: 'development', type: 'development', enabled: true }, meta: meta() })
+  await dispatcher.toProject('web', { type: 'project.create', id: 'web', input: projectInput({ name: 'web' }), meta: meta() })
+  diskFull = true
+  const lost = [
+    dispatcher.toProject('web', { type: 'feature.create', input: featureInput({ name: 'lost-1' }), meta: meta() }),
+    dispatcher.toProject('web', { type: 'feature.create', input: featureInput({ name: 'lost-2' }), meta: meta() }),
+  ]
+  t.same(await Promise.all(lost.map(kindOf)), ['ServiceUnavailableError', 'ServiceUnavailableError'])
+  t.equal(fatal.length, 2, 'each failure is reported')
+  t.notOk(registry.project('web')?.getSnapshot().context.state?.features.has('lost-1'), 'decided state is back to the committed one')
+  t.notOk(registry.committedProjects.get('web')?.features.has('lost-2'))
+  t.equal(log.lastId, 2, 'the lost ids are handed out again')
+
+  diskFull = false
+  const [kept] = await dispatcher.toProject('web', { type: 'feature.create', input: featureInput({ name: 'lost-1' }), meta: meta() })
+  t.equal(kept.id, 3, 'the name is free again and the id follows the last committed one')
+  await log.close()
+  const reopened = EventLog.open(dir)
+  t.same(Array.from(reopened.from(1), (record) => record.id), [1, 2, 3], 'the log holds no gap')
+  await reopened.close()
 })
