@@ -52,7 +52,7 @@ export const exportImportRoutes = (deps: ApiDeps): Route[] => {
         const query = parse(exportQuerySchema, req.body)
         const source = { instance: deps.registry.committedInstance, projects: deps.registry.committedProjects }
         const result = exportFeatures(source, exportedFeatureNames(source, query), query.environment)
-        await deps.dispatcher.toInstance({ type: 'features.recordExport', data: result, meta: metaOf(deps, req) })
+        await deps.dispatcher.toInstance({ type: 'features.recordExport', data: result, environment: query.environment, meta: metaOf(deps, req) })
         const headers: Record<string, string> = query.downloadFile
           ? { 'content-disposition': `attachment; filename=export-${deps.clock().toISOString().slice(0, 10)}.json` }
           : {}

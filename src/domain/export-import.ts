@@ -6,8 +6,18 @@ import { withEntry } from './immutable.js'
 import type { ContextField, InstanceState } from './instance-state.js'
 import { decideImportTagTypes, type TagType } from './tag-types.js'
 
+// Any Viewer may export, and each export is an event: past this size it records the flags' names,
+// not the whole document (5,000 flags made 3 MB per export).
+export const maxExportEventBytes = 256 * 1024
+const maxNamesRecorded = 1000
+
 // An export changes nothing but is recorded, with what was handed out (Unleash: features-exported).
-export const decideRecordExport = (data: unknown, meta: CommandMeta): Result<EventDraft[]> => ok([draft(meta, 'features-exported', { data })])
+export const decideRecordExport = (data: { features: { name: string }[] }, environment: string, meta: CommandMeta): Result<EventDraft[]> => {
+  if (JSON.stringify(data).length <= maxExportEventBytes) return ok([draft(meta, 'features-exported', { data })])
+  const names = data.features.map((feature) => feature.name)
+  const summary = { environment, featureCount: names.length, features: names.slice(0, maxNamesRecorded), truncated: true }
+  return ok([draft(meta, 'features-exported', { data: summary })])
+}
 
 // What an import needs from the instance before its flags can be written: missing tag types and
 // context fields. Existing ones are left alone (Unleash only creates the new ones).

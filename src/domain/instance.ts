@@ -45,7 +45,7 @@ export type InstanceCommand =
   | { type: 'tagType.update'; name: string; input: UpdateTagTypeInput; meta: CommandMeta }
   | { type: 'tagType.delete'; name: string; inUse: boolean; meta: CommandMeta }
   | { type: 'featureType.setLifetime'; id: string; lifetimeDays: number | null; meta: CommandMeta }
-  | { type: 'features.recordExport'; data: unknown; meta: CommandMeta }
+  | { type: 'features.recordExport'; data: { features: { name: string }[] }; environment: string; meta: CommandMeta }
   | { type: 'import.prepare'; tagTypes: TagType[]; contextFields: UpsertContextField[]; meta: CommandMeta }
 
 export const decideInstance = (state: InstanceState, command: InstanceCommand): Result<EventDraft[]> => {
@@ -91,7 +91,7 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand): 
     case 'featureType.setLifetime':
       return decideUpdateFeatureTypeLifetime(state, command.id, command.lifetimeDays, command.meta)
     case 'features.recordExport':
-      return decideRecordExport(command.data, command.meta)
+      return decideRecordExport(command.data, command.environment, command.meta)
     case 'import.prepare':
       return decideImportPrerequisites(state, command.tagTypes, command.contextFields, command.meta)
     default:
