@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { boundedString, nullableText } from './shared.js'
+import { boundedString, isUrlFriendly, nullableText } from './shared.js'
 
 export const legalValueSchema = v.object({
   value: v.pipe(boundedString('legalValues[].value', 100), v.minLength(1, '"legalValues[].value" is not allowed to be empty')),
@@ -10,7 +10,7 @@ export const upsertContextFieldSchema = v.object({
   name: v.pipe(
     boundedString('name', 100),
     v.minLength(1, '"name" is not allowed to be empty'),
-    v.check((s) => encodeURIComponent(s) === s, '"name" must be URL friendly'),
+    v.check(isUrlFriendly, '"name" must be URL friendly'),
   ),
   description: nullableText('description', 1000),
   stickiness: v.optional(v.boolean('"stickiness" must be a boolean'), false),

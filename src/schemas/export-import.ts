@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { legalValueSchema } from './context-fields.js'
 import { featureTypes } from './features.js'
-import { boundedString, createFeatureStrategySchema, featureVariantSchema, nullableText, tagSchema, urlFriendlyName } from './shared.js'
+import { boundedString, createFeatureStrategySchema, isUrlFriendly, featureVariantSchema, nullableText, tagSchema, urlFriendlyName } from './shared.js'
 
 // Unleash's export format (exportResultSchema), read back by import. Unknown fields are dropped.
 
@@ -40,7 +40,7 @@ const exportedFeatureEnvironmentSchema = v.object({
 })
 
 const exportedContextFieldSchema = v.object({
-  name: v.pipe(boundedString('contextFields[].name', 100), v.minLength(1), v.check((s) => encodeURIComponent(s) === s, '"contextFields[].name" must be URL friendly')),
+  name: v.pipe(boundedString('contextFields[].name', 100), v.minLength(1), v.check(isUrlFriendly, '"contextFields[].name" must be URL friendly')),
   description: nullableText('contextFields[].description', 1000),
   stickiness: v.optional(v.nullable(v.boolean()), false),
   sortOrder: v.optional(v.nullable(v.pipe(v.number(), v.safeInteger()))),

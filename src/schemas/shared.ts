@@ -2,13 +2,17 @@ import * as v from 'valibot'
 
 export const maxNameLength = 100
 
-// Unleash: a name is URL friendly when encodeURIComponent leaves it unchanged.
+// Unleash: a name is URL friendly when encodeURIComponent leaves it unchanged, that is when it holds
+// only the characters it never escapes (and encodeURIComponent itself throws on a lone surrogate).
+const unescaped = /^[A-Za-z0-9\-_.!~*'()]*$/
+export const isUrlFriendly = (s: string): boolean => unescaped.test(s)
+
 export const urlFriendlyName = (what: string) =>
   v.pipe(
     v.string(`"${what}" must be a string`),
     v.minLength(1, `"${what}" is not allowed to be empty`),
     v.maxLength(maxNameLength, `"${what}" length must be less than or equal to ${maxNameLength} characters long`),
-    v.check((s) => encodeURIComponent(s) === s && s !== '.' && s !== '..', `"${what}" must be URL friendly`),
+    v.check((s) => isUrlFriendly(s) && s !== '.' && s !== '..', `"${what}" must be URL friendly`),
   )
 
 export const boundedString = (what: string, max: number) =>

@@ -1,7 +1,6 @@
 import * as v from 'valibot'
-import { nullableText, tagSchema } from './shared.js'
+import { isUrlFriendly, nullableText, tagSchema } from './shared.js'
 
-const urlFriendly = (s: string) => encodeURIComponent(s) === s
 
 // Unleash: a tag type name is URL friendly, 2 to 50 characters.
 const tagTypeName = (what: string) =>
@@ -10,7 +9,7 @@ const tagTypeName = (what: string) =>
     v.trim(),
     v.minLength(2, `"${what}" must be 2 to 50 characters`),
     v.maxLength(50, `"${what}" must be 2 to 50 characters`),
-    v.check(urlFriendly, `"${what}" must be URL friendly`),
+    v.check(isUrlFriendly, `"${what}" must be URL friendly`),
   )
 
 export const featureTagSchema = v.object({

@@ -35,3 +35,22 @@ t.test('a catastrophic naming pattern is compiled with RE2 and answers at once',
   t.ok(elapsed < 100, `refused in ${elapsed.toFixed(1)} ms (< 100)`)
   expectOk(await createFeature(server, 'naming', 'aaaa'), 'a matching name is accepted')
 })
+
+t.test('a lone UTF-16 surrogate in a body is a 400 where a name is expected, and kept intact elsewhere', async (t) => {
+  const post = (path: string, body: string) => fetch(server.baseUrl + path, { method: 'POST', headers: { authorization: server.adminToken, 'content-type': 'application/json' }, body })
+  const importBody = '{"project":"default","environment":"development","data":{"features":[{"name":"x\\udfff","project":"default"}],"featureStrategies":[],"featureEnvironments":[],"featureTags":[],"tagTypes":[],"contextFields":[],"segments":[],"dependencies":[]}}'
+  for (const [path, body] of [
+    ['/api/admin/features-batch/validate', importBody],
+    ['/api/admin/features-batch/import', importBody],
+    ['/api/admin/projects', '{"id":"p\\udfff","name":"n"}'],
+    ['/api/admin/context', '{"name":"c\\ud800"}'],
+    ['/api/admin/tag-types', '{"name":"t\\ud800"}'],
+  ]) {
+    const res = await post(path, body)
+    t.equal(res.status, 400, `${path}: 400`)
+    t.match(await res.json(), { name: /Error$/, message: /URL friendly/ })
+  }
+  const described = await post('/api/admin/projects/default/features', '{"name":"surrogate-described","description":"d\\ud800"}')
+  t.equal(described.status, 201)
+  t.equal((await described.json()).description, 'd\ud800', 'a description keeps the very string sent')
+})
