@@ -2,7 +2,16 @@ import * as v from 'valibot'
 import { boundedString } from './shared.js'
 
 const count = v.pipe(v.number('counts must be numbers'), v.safeInteger('counts must be whole numbers'), v.minValue(0, 'counts must not be negative'))
-const timestamp = v.union([v.pipe(boundedString('timestamp', 64)), v.number()], 'timestamps must be date-time strings or numbers')
+// A date-time string or milliseconds since 1970, inside the range a Date can hold.
+const maxDateMs = 8.64e15
+const timestamp = (what: string) =>
+  v.union(
+    [
+      v.pipe(boundedString(what, 64), v.check((s) => !Number.isNaN(Date.parse(s)), `"${what}" must be a date-time`)),
+      v.pipe(v.number(), v.check((n) => Math.abs(n) <= maxDateMs, `"${what}" is outside the range of dates`)),
+    ],
+    `"${what}" must be a date-time string or a number of milliseconds since 1970`,
+  )
 
 export const clientMetricsSchema = v.object({
   appName: v.pipe(boundedString('appName', 255), v.minLength(1, '"appName" is not allowed to be empty')),
@@ -10,8 +19,8 @@ export const clientMetricsSchema = v.object({
   environment: v.optional(boundedString('environment', 100)),
   bucket: v.optional(
     v.object({
-      start: timestamp,
-      stop: timestamp,
+      start: timestamp('bucket.start'),
+      stop: timestamp('bucket.stop'),
       toggles: v.record(
         boundedString('toggle name', 255),
         v.object({ yes: v.optional(count, 0), no: v.optional(count, 0), variants: v.optional(v.record(boundedString('variant', 255), count)) }),
@@ -26,6 +35,6 @@ export const clientRegisterSchema = v.object({
   sdkVersion: v.optional(boundedString('sdkVersion', 255)),
   environment: v.optional(boundedString('environment', 100)),
   interval: v.optional(v.number('"interval" must be a number')),
-  started: v.optional(timestamp),
+  started: v.optional(timestamp('started')),
   strategies: v.optional(v.pipe(v.array(boundedString('strategies[]', 255)), v.maxLength(1000)), []),
 })

@@ -322,7 +322,7 @@ t.test('hostile values inside valid JSON', async (t) => {
     expectError(t, metrics, { status: 400 }, 'a metrics count')
   })
 
-  t.test('timestamps out of the Date range are a 4xx, never a 500', async (t) => {
+  t.test('timestamps out of the Date range, or not dates at all, are a 400', async (t) => {
     for (const started of ['9e15', '1e400', '-9e15', '"+275760-09-13T00:00:00.001Z"']) {
       const res = await request(server, {
         method: 'POST',
@@ -331,8 +331,7 @@ t.test('hostile values inside valid JSON', async (t) => {
         body: `{"appName":"dates","instanceId":"i","strategies":[],"interval":10,"started":${started}}`,
         headers: { 'content-type': 'application/json' },
       })
-      if (res.status === 202) t.pass(`started ${started} accepted`)
-      else expectError(t, res, {}, `started ${started}`)
+      expectError(t, res, { status: 400 }, `started ${started}`)
     }
     for (const stop of ['9e15', '"+275760-09-13T00:00:00.001Z"', '"not a date"']) {
       const res = await request(server, {
@@ -342,8 +341,7 @@ t.test('hostile values inside valid JSON', async (t) => {
         body: `{"appName":"dates","bucket":{"start":0,"stop":${stop},"toggles":{"${F}":{"yes":1,"no":0}}}}`,
         headers: { 'content-type': 'application/json' },
       })
-      if (res.status === 202) t.pass(`stop ${stop} accepted`)
-      else expectError(t, res, {}, `stop ${stop}`)
+      expectError(t, res, { status: 400 }, `stop ${stop}`)
     }
     for (const expiresAt of ['+275760-09-13T00:00:00.001Z', 'yesterday-ish', '']) {
       expectError(t, await api(server, 'POST', '/api/admin/api-tokens', { tokenName: 'dates', type: 'client', expiresAt }), { status: 400 }, `expiresAt ${expiresAt}`)
