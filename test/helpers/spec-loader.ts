@@ -183,6 +183,24 @@ export interface Analysis {
   refusedLinks: { child: string; dependency: SpecDependency; reason: string }[]
   // Flags with several parents: each link is accepted, but only the last is kept.
   replacedLinks: { child: string; dependencies: SpecDependency[] }[]
+  // Flag → reason: only its variant cases are listed, because the variants the admin API stores
+  // (storedVariantsOf) select differently from the spec's.
+  listedVariantFlags: Map<string, string>
+}
+
+// What the admin API stores for a list of variants (SEMANTICS 3, as Unleash): sorted by name, the
+// weight left after the "fix" ones shared evenly among the others (the first ones get the remainder),
+// a strategy variant's stickiness "default" when none is given.
+export const storedVariantsOf = (variants: readonly SpecVariant[]): SpecVariant[] => {
+  const sorted = [...variants].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  const fixedTotal = sorted.filter((v) => v.weightType === 'fix').reduce((sum, v) => sum + v.weight, 0)
+  const variable = sorted.filter((v) => v.weightType !== 'fix')
+  const share = variable.length > 0 ? Math.floor((1000 - fixedTotal) / variable.length) : 0
+  let remainder = variable.length > 0 ? (1000 - fixedTotal) % variable.length : 0
+  return sorted.map((v) => {
+    const weight = v.weightType === 'fix' ? v.weight : share + (remainder-- > 0 ? 1 : 0)
+    return { ...v, weight, stickiness: v.stickiness || 'default' }
+  })
 }
 
 export const analyse = (spec: Spec): Analysis => {
@@ -267,7 +285,31 @@ export const analyse = (spec: Spec): Analysis => {
       }
     }
   }
-  return { refusedSegments, listedFlags, refusedStrategies, links: links.filter((l) => !listedFlags.has(l.child)), refusedLinks, replacedLinks }
+  // Variants: compared with what the admin API will store, before anything is loaded.
+  const listedVariantFlags = new Map<string, string>()
+  for (const feature of features) {
+    if (listedFlags.has(feature.name)) continue
+    for (const [i, strategy] of (Array.isArray(feature.strategies) ? feature.strategies : []).entries()) {
+      const variants = strategy.variants ?? []
+      const strategyStickiness = asStringParameters(strategy.parameters).stickiness || 'default'
+      const specStickiness = variants[0]?.stickiness || strategyStickiness
+      const stored = storedVariantsOf(variants)
+      const difference = variantDifference(variants, stored, specStickiness, stored[0]?.stickiness ?? 'default')
+      if (difference && !listedVariantFlags.has(feature.name)) listedVariantFlags.set(feature.name, `strategy #${i} variants: ${difference}`)
+    }
+    const flagVariants = feature.variants ?? []
+    const stored = storedVariantsOf(flagVariants)
+    const difference = variantDifference(flagVariants, stored, flagVariants[0]?.stickiness || 'default', stored[0]?.stickiness ?? 'default')
+    if (difference && !listedVariantFlags.has(feature.name)) listedVariantFlags.set(feature.name, `flag variants: ${difference}`)
+  }
+  // A child that depends on named variants of a parent whose variants are not the spec's.
+  for (const { child, dependency } of links) {
+    const parentDifference = listedVariantFlags.get(dependency.feature)
+    if (!listedFlags.has(child) && dependency.enabled !== false && (dependency.variants ?? []).length > 0 && parentDifference) {
+      listedFlags.set(child, `it depends on variants of "${dependency.feature}", whose ${parentDifference}`)
+    }
+  }
+  return { refusedSegments, listedFlags, refusedStrategies, links: links.filter((l) => !listedFlags.has(l.child)), refusedLinks, replacedLinks, listedVariantFlags }
 }
 
 // ---------------------------------------------------------------- variants: is the stored selection the spec's?
@@ -350,8 +392,8 @@ export const loadSpecState = async (server: ServerRef, spec: Spec): Promise<Load
   const analysis = analyse(spec)
   const features = spec.state.features ?? []
   const steps: LoadStep[] = []
-  const listedFlags = new Map(analysis.listedFlags)
-  const listedVariantFlags = new Map<string, string>()
+  const listedFlags = analysis.listedFlags
+  const listedVariantFlags = analysis.listedVariantFlags
   const call = async (what: string, method: string, urlPath: string, body: unknown, refusal?: string): Promise<ApiResult> => {
     const res = await api(server, method, urlPath, body)
     steps.push({ what, expected: refusal ? 'refused' : 'accepted', status: res.status, text: res.text.slice(0, 500), ...(refusal ? { reason: refusal } : {}) })
@@ -443,42 +485,37 @@ export const loadSpecState = async (server: ServerRef, spec: Spec): Promise<Load
     if (feature.enabled) await call(`enable ${feature.name}`, 'POST', `${featurePath(projectOf(feature), feature.name)}/environments/${environment}/on`, undefined)
   }
 
-  // What was stored, compared with the spec: variants (weights are normalised) and strategy parameters.
+  // What was stored, checked against what the analysis predicted from the spec: a difference is a
+  // failure of the server, never a reason to list a case.
+  const sameVariants = (a: SpecVariant[], b: SpecVariant[]) =>
+    JSON.stringify(a.map((v) => [v.name, v.weight, v.stickiness, v.payload ?? null])) === JSON.stringify(b.map((v) => [v.name, v.weight, v.stickiness || 'default', v.payload ?? null]))
   for (const feature of created) {
     if (listedFlags.has(feature.name)) continue
     const res = await api(server, 'GET', featurePath(projectOf(feature), feature.name))
     const env = (res.body?.environments ?? []).find((e: { name: string }) => e.name === environment)
-    if (!env) {
-      listedFlags.set(feature.name, `the server did not return its ${environment} environment (${res.status})`)
-      continue
-    }
+    checks.push({ what: `${feature.name}: the server returns its ${environment} environment`, ok: env !== undefined, detail: String(res.status) })
+    if (!env) continue
     const storedStrategies: { name: string; parameters: Record<string, string>; variants: SpecVariant[] }[] = env.strategies
-    const specStrategies = Array.isArray(feature.strategies) ? feature.strategies : []
-    if (specStrategies.length > 0) {
-      for (const [i, s] of specStrategies.entries()) {
-        const stored = storedStrategies[i]
-        if (!stored || stored.name !== s.name) continue // reported by the test as a load failure
-        const want = asStringParameters(s.parameters)
-        if (JSON.stringify(Object.entries(stored.parameters).sort()) !== JSON.stringify(Object.entries(want).sort())) {
-          listedFlags.set(feature.name, `the admin API stores strategy #${i} parameters as ${JSON.stringify(stored.parameters)} where the spec has ${JSON.stringify(want)}`)
-          break
-        }
-        const specStickiness = s.variants?.[0]?.stickiness || (want.stickiness ?? 'default') || 'default'
-        const storedStickiness = stored.variants?.[0]?.stickiness || (stored.parameters.stickiness ?? 'default') || 'default'
-        const difference = variantDifference(s.variants ?? [], stored.variants ?? [], specStickiness, storedStickiness)
-        if (difference && !listedVariantFlags.has(feature.name)) listedVariantFlags.set(feature.name, `strategy #${i} variants: ${difference}`)
-      }
+    for (const [i, s] of (Array.isArray(feature.strategies) ? feature.strategies : []).entries()) {
+      const stored = storedStrategies[i]
+      if (!stored || stored.name !== s.name) continue // reported by the test as a load failure
+      const want = asStringParameters(s.parameters)
+      checks.push({
+        what: `${feature.name}: strategy #${i} parameters are stored as sent`,
+        ok: JSON.stringify(Object.entries(stored.parameters).sort()) === JSON.stringify(Object.entries(want).sort()),
+        detail: JSON.stringify(stored.parameters),
+      })
+      checks.push({
+        what: `${feature.name}: strategy #${i} variants are stored as predicted (sorted, weights normalised)`,
+        ok: sameVariants(storedVariantsOf(s.variants ?? []), stored.variants ?? []),
+        detail: JSON.stringify(stored.variants),
+      })
     }
-    const specVariants = feature.variants ?? []
-    const difference = variantDifference(specVariants, env.variants ?? [], specVariants[0]?.stickiness ?? 'default', env.variants?.[0]?.stickiness ?? 'default')
-    if (difference && !listedVariantFlags.has(feature.name)) listedVariantFlags.set(feature.name, `flag variants: ${difference}`)
-  }
-  // A child that depends on named variants of a parent whose variants are not the spec's.
-  for (const { child, dependency } of analysis.links) {
-    const parentDifference = listedVariantFlags.get(dependency.feature)
-    if (!listedFlags.has(child) && dependency.enabled !== false && (dependency.variants ?? []).length > 0 && parentDifference) {
-      listedFlags.set(child, `it depends on variants of "${dependency.feature}", whose ${parentDifference}`)
-    }
+    checks.push({
+      what: `${feature.name}: flag variants are stored as predicted (sorted, weights normalised)`,
+      ok: sameVariants(storedVariantsOf(feature.variants ?? []), env.variants ?? []),
+      detail: JSON.stringify(env.variants),
+    })
   }
   return { analysis, steps, checks, listedFlags, listedVariantFlags, loadedFlags: created.map((f) => f.name) }
 }
