@@ -150,12 +150,12 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
           const user = ctx.people.users.get(userId)
           if (!user || user.deleted) return []
           const view = userView(user, ctx)
-          return [{ isAPI: false, name: view.name, email: view.email ?? null, username: view.username, id: user.id, imageUrl: view.imageUrl, addedAt: user.createdAt, roleId: roles[0], roles, accountType: user.accountType }]
+          return [{ isAPI: false, name: view.name, email: view.email ?? null, username: view.username, id: user.id, imageUrl: view.imageUrl, addedAt: project.access.addedAt.get(`user:${user.id}`) ?? user.createdAt, roleId: roles[0], roles, accountType: user.accountType }]
         })
         const groups = [...project.access.groups].flatMap(([groupId, roles]) => {
           const found = ctx.people.groups.get(groupId)
           if (!found) return []
-          return [{ ...groupView(found, ctx), addedAt: found.createdAt, roleId: roles[0], roles }]
+          return [{ ...groupView(found, ctx), addedAt: project.access.addedAt.get(`group:${groupId}`) ?? found.createdAt, roleId: roles[0], roles }]
         })
         const roles = [...ctx.people.roles.values()].filter(isProjectRole).map(roleView)
         return json({ groups, users, roles })

@@ -10,7 +10,7 @@ export type AccessCommand =
   | { type: 'access.removeUser'; userId: number }
   | { type: 'access.removeGroup'; groupId: number }
 
-export const emptyAccess = (): ProjectAccess => ({ users: new Map(), groups: new Map() })
+export const emptyAccess = (): ProjectAccess => ({ users: new Map(), groups: new Map(), addedAt: new Map() })
 
 const checkRoles = (people: PeopleState, roles: number[]) => {
   for (const id of roles) {
@@ -82,24 +82,38 @@ const setRoles = (map: ReadonlyMap<number, number[]>, id: number, roles: number[
   return next
 }
 
+// The time a member keeps from its first role until its last is taken away.
+const withAddedAt = (before: ProjectAccess, after: Omit<ProjectAccess, 'addedAt'>, at: string): ProjectAccess => {
+  const addedAt = new Map(before.addedAt)
+  for (const [kind, map] of [['user', after.users], ['group', after.groups]] as const) {
+    for (const id of map.keys()) if (!addedAt.has(`${kind}:${id}`)) addedAt.set(`${kind}:${id}`, at)
+  }
+  for (const key of addedAt.keys()) {
+    const [kind, id] = key.split(':')
+    if (!(kind === 'user' ? after.users : after.groups).has(Number(id))) addedAt.delete(key)
+  }
+  return { ...after, addedAt }
+}
+
 export const evolveAccess = (access: ProjectAccess, event: EventDraft): ProjectAccess => {
+  const current = access
   switch (event.type) {
     case 'project-access-added': {
-      let { users, groups } = access
+      let { users, groups } = current
       for (const { roleId, userIds, groupIds } of event.data.roles as { roleId: number; userIds: number[]; groupIds: number[] }[]) {
         for (const id of userIds) users = setRoles(users, id, union(users.get(id), [roleId]))
         for (const id of groupIds) groups = setRoles(groups, id, union(groups.get(id), [roleId]))
       }
-      return { users, groups }
+      return withAddedAt(current, { users, groups }, event.createdAt)
     }
     case 'project-access-user-roles-updated':
-      return { ...access, users: setRoles(access.users, event.data.userId, event.data.roles) }
+      return withAddedAt(current, { ...current, users: setRoles(current.users, event.data.userId, event.data.roles) }, event.createdAt)
     case 'project-access-group-roles-updated':
-      return { ...access, groups: setRoles(access.groups, event.data.groupId, event.data.roles) }
+      return withAddedAt(current, { ...current, groups: setRoles(current.groups, event.data.groupId, event.data.roles) }, event.createdAt)
     case 'project-access-user-roles-deleted':
-      return { ...access, users: setRoles(access.users, event.preData.userId, []) }
+      return withAddedAt(current, { ...current, users: setRoles(current.users, event.preData.userId, []) }, event.createdAt)
     case 'project-access-group-roles-deleted':
-      return { ...access, groups: setRoles(access.groups, event.preData.groupId, []) }
+      return withAddedAt(current, { ...current, groups: setRoles(current.groups, event.preData.groupId, []) }, event.createdAt)
     default:
       return access
   }

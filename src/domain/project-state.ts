@@ -78,6 +78,8 @@ export interface Feature {
 export interface ProjectAccess {
   users: ReadonlyMap<number, number[]>
   groups: ReadonlyMap<number, number[]>
+  // When each user (`user:<id>`) or group (`group:<id>`) was first given a role here.
+  addedAt: ReadonlyMap<string, string>
 }
 
 export interface ProjectState {

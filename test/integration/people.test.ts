@@ -579,11 +579,12 @@ t.test('project access', async (t) => {
   const granted = await access()
   const mikeRow = granted.users.find((u: { id: number }) => u.id === member.id)
   t.match(mikeRow, { id: member.id, name: 'mike', email: 'mike@example.com', roleId: 5, roles: [5] })
-  t.type(mikeRow?.addedAt, 'string')
+  t.equal(mikeRow?.addedAt, added?.createdAt, 'addedAt is when the user was given access to the project, not when the account was made')
   t.type(mikeRow?.imageUrl, 'string')
   const groupRow = granted.groups.find((g: { id: number }) => g.id === groupId)
   t.match(groupRow, { id: groupId, name: 'Access Crew', roleId: 5, roles: [5], mappingsSSO: [], rootRole: null, users: [{ user: { id: grouped.id } }] })
   for (const field of ['addedAt', 'description', 'createdBy', 'createdAt']) t.ok(field in (groupRow ?? {}), `a group row has ${field}`)
+  t.equal(groupRow?.addedAt, added?.createdAt, 'and for a group, when the group was')
 
   expectStatus(t, await call(member.session, 'POST', '/api/admin/projects/acc/features', { name: 'acc-by-member' }), 201, 'a member creates flags')
   expectStatus(t, await call(grouped.session, 'POST', '/api/admin/projects/acc/features', { name: 'acc-by-group' }), 201, 'so does a member through a group')
