@@ -47,7 +47,7 @@ import { tagRoutes } from './api/tags.routes.js'
 import type { EventRecord } from './domain/events.js'
 import { isOutsideClientPayload } from './domain/project-curation.js'
 import { LifecycleStages } from './read/lifecycle-stages.js'
-import { ProjectInsights } from './read/project-insights.js'
+import { ProjectInsights, type ProjectInsightsSnapshot } from './read/project-insights.js'
 
 export interface RunningServer {
   port: number
@@ -99,30 +99,43 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   }
   const dispatcher = new Dispatcher(log, registry, () => buildWorld(registry), fatal)
   const clock = options.clock ?? (() => new Date())
-  // Project overview figures: the log is read once here, then each commit is folded in.
+  // Project overview figures: restored from the snapshot set when it holds them, then the log after it
+  // (all of it without one) is folded in once here, and each commit as it comes.
   const insights = new ProjectInsights(clock)
-  insights.apply(log.from(1) as Iterable<EventRecord>)
+  const insightsSnapshot = recovered.readModels.get('insights') as ProjectInsightsSnapshot | undefined
+  if (insightsSnapshot) insights.restore(insightsSnapshot)
+  insights.apply(log.from(insightsSnapshot ? recovered.snapshotLastId + 1 : 1) as Iterable<EventRecord>)
   dispatcher.onCommitted((records) => insights.apply(records))
 
   const clientRevisions = new ClientRevisions(recovered.lastId)
   let sinceSnapshot = recovered.replayed
   let snapshotting: Promise<void> | undefined
   const saveSnapshot = async () => {
-    const entries = snapshotEntries(registry.committedInstance, registry.committedProjects, registry.committedChangeRequests, registry.lastCommittedId)
+    const entries = snapshotEntries(
+      registry.committedInstance,
+      registry.committedProjects,
+      registry.committedChangeRequests,
+      registry.lastCommittedId,
+      new Map([['insights', insights.snapshot()]]),
+    )
     sinceSnapshot = 0
     await log.saveSnapshots(snapshotFormat, entries)
+  }
+  const snapshotWhenDue = () => {
+    if (sinceSnapshot < config.snapshotEvery || snapshotting) return
+    snapshotting = saveSnapshot()
+      .catch(fatal)
+      .finally(() => {
+        snapshotting = undefined
+      })
   }
   dispatcher.onCommitted((records) => {
     clientRevisions.record(records, touchesClientPayload)
     sinceSnapshot += records.length
-    if (sinceSnapshot >= config.snapshotEvery && !snapshotting) {
-      snapshotting = saveSnapshot()
-        .catch(fatal)
-        .finally(() => {
-          snapshotting = undefined
-        })
-    }
+    snapshotWhenDue()
   })
+  // A long replay is not repeated at the next start, even one after a crash.
+  snapshotWhenDue()
 
   const readSource = {
     projects: () => registry.committedProjects,

@@ -8,7 +8,7 @@ import type { ProjectState } from '../domain/project-state.js'
 import type { EventLog, SnapshotEntry } from '../store/log.js'
 
 // Bump whenever the shape of a state changes: older snapshots are then ignored and the log replayed.
-export const snapshotFormat = 4
+export const snapshotFormat = 5
 
 export interface Recovered {
   instance: InstanceState
@@ -17,6 +17,10 @@ export interface Recovered {
   lastId: number
   replayed: number
   fromSnapshot: boolean
+  // The position the snapshot set was taken at (0 without one), and the read models' own entries in it
+  // (key without the `read:` prefix): a read model restores its entry and folds in the log after `snapshotLastId`.
+  snapshotLastId: number
+  readModels: Map<string, unknown>
 }
 
 type World = { instance: InstanceState; projects: Map<string, ProjectState>; changeRequests: Map<number, ChangeRequest> }
@@ -41,12 +45,14 @@ export const applyRecord = (world: World, record: EventRecord): void => {
 export const recover = (log: EventLog): Recovered => {
   const snapshots = log.loadSnapshots(snapshotFormat)
   const world: World = { instance: emptyInstance(), projects: new Map(), changeRequests: new Map() }
+  const readModels = new Map<string, unknown>()
   let from = 1
   // A set is written whole at one log position; anything else is not ours to trust.
   const consistent = snapshots !== undefined && snapshots.length > 0 && snapshots.every((s) => s.lastId === snapshots[0].lastId)
   if (snapshots && consistent) {
     for (const entry of snapshots) {
       if (entry.key === 'instance') world.instance = entry.state as InstanceState
+      else if (entry.key.startsWith(readModelPrefix)) readModels.set(entry.key.slice(readModelPrefix.length), entry.state)
       else if (entry.key.startsWith('changeRequest:')) world.changeRequests.set(Number(entry.key.slice('changeRequest:'.length)), entry.state as ChangeRequest)
       else world.projects.set(entry.key.slice('project:'.length), entry.state as ProjectState)
     }
@@ -57,16 +63,20 @@ export const recover = (log: EventLog): Recovered => {
     applyRecord(world, record as EventRecord)
     replayed++
   }
-  return { ...world, lastId: log.lastId, replayed, fromSnapshot: from > 1 }
+  return { ...world, lastId: log.lastId, replayed, fromSnapshot: from > 1, snapshotLastId: from - 1, readModels }
 }
+
+const readModelPrefix = 'read:'
 
 export const snapshotEntries = (
   instance: InstanceState,
   projects: ReadonlyMap<string, ProjectState>,
   changeRequests: ReadonlyMap<number, ChangeRequest>,
   lastId: number,
+  readModels: ReadonlyMap<string, unknown> = new Map(),
 ): SnapshotEntry[] => [
   { key: 'instance', lastId, state: instance },
   ...[...projects].map(([id, state]) => ({ key: `project:${id}`, lastId, state })),
   ...[...changeRequests].map(([id, state]) => ({ key: `changeRequest:${id}`, lastId, state })),
+  ...[...readModels].map(([name, state]) => ({ key: `${readModelPrefix}${name}`, lastId, state })),
 ]

@@ -98,7 +98,11 @@ t.test('recovery from the log alone equals recovery from snapshot + tail', async
   t.equal(atSnapshot.fromSnapshot, false)
   t.equal(atSnapshot.replayed, head)
   t.same(actual(atSnapshot), live.expected(), 'the log alone gives the live state')
-  await withSnapshot.saveSnapshots(snapshotFormat, snapshotEntries(atSnapshot.instance, atSnapshot.projects, atSnapshot.changeRequests, withSnapshot.lastId))
+  const readModel = { seen: head, times: Float64Array.from([1, 2, 3]) }
+  await withSnapshot.saveSnapshots(
+    snapshotFormat,
+    snapshotEntries(atSnapshot.instance, atSnapshot.projects, atSnapshot.changeRequests, withSnapshot.lastId, new Map([['counts', readModel]])),
+  )
 
   secondHalf(live)
   const tail = await live.commit(withSnapshot)
@@ -115,6 +119,8 @@ t.test('recovery from the log alone equals recovery from snapshot + tail', async
   const fromSnapshot = recover(reopened)
   t.equal(fromSnapshot.fromSnapshot, true)
   t.equal(fromSnapshot.replayed, tail, 'only the tail is replayed')
+  t.equal(fromSnapshot.snapshotLastId, head, 'the position the read models restart from')
+  t.same([...fromSnapshot.readModels], [['counts', { seen: head, times: Float64Array.from([1, 2, 3]) }]], 'a read model gets its own entry back')
   t.equal(fromSnapshot.lastId, head + tail)
 
   const plain = EventLog.open(join(dir, 'log-only'))
