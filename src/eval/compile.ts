@@ -48,6 +48,8 @@ export interface CompiledFeature {
   segmentIds: number[]
   off: EvalResult
   onWithoutVariant: EvalResult
+  // Each result with enabled: true this flag can give, as the frontend API's toggle JSON, serialised here once.
+  toggleJson: ReadonlyMap<EvalResult, string>
 }
 
 const frozenResult = (enabled: boolean, variant: EvalResult['variant'], impressionData: boolean): EvalResult =>
@@ -132,6 +134,12 @@ export const compileFeature = (
   const definitions = Array.isArray(source.variants) ? source.variants : []
   const variants =
     definitions.length > 0 ? compileVariants(definitions, source.name, definitions[0].stickiness ?? undefined, env.random) : undefined
+  const onWithoutVariant = frozenResult(true, disabledVariant(true), impressionData)
+  const variantResults = definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData))
+  const toggleJson = new Map<EvalResult, string>()
+  for (const result of [onWithoutVariant, ...variantResults, ...strategies.flatMap((s) => s.variantResults)]) {
+    toggleJson.set(result, JSON.stringify({ name: source.name, enabled: true, variant: result.variant, impressionData }))
+  }
   return {
     source,
     name: source.name,
@@ -141,10 +149,11 @@ export const compileFeature = (
     strategies,
     activeStrategies: strategies.filter((s) => !s.isDisabled),
     variants,
-    variantResults: definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData)),
+    variantResults,
     dependencies: source.dependencies ?? [],
     segmentIds: [...new Set(strategies.flatMap((s) => s.segments.map((ref) => ref.id)))],
     off: frozenResult(false, disabledVariant(false), impressionData),
-    onWithoutVariant: frozenResult(true, disabledVariant(true), impressionData),
+    onWithoutVariant,
+    toggleJson,
   }
 }

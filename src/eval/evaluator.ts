@@ -1,6 +1,7 @@
 import os from 'node:os'
 import { compileFeature, compileSegment, type CompiledFeature, type CompiledSegment } from './compile.js'
 import { explainFeature } from './explain.js'
+import { clockReadCount } from './operators.js'
 import type { StrategyEnvironment } from './strategies.js'
 import type { EvalContext, EvalDependency, EvalFeature, EvalResult, EvalSegment, PlaygroundFeature } from './types.js'
 import { disabledVariant } from './variants.js'
@@ -59,11 +60,43 @@ export class Evaluator {
   #features: Map<string, CompiledFeature> = new Map()
   #segments: Map<number, CompiledSegment> = new Map()
   #featuresBySegment: Map<number, Set<string>> = new Map()
+  // #features by name (code-unit order), rebuilt on first use after a change.
+  #sorted: CompiledFeature[] | undefined
+  #randomReads = 0
   readonly #env: StrategyEnvironment
 
   constructor(options: { hostname?: string; random?: () => number } = {}) {
     const hostname = options.hostname ?? (process.env.HOSTNAME || os.hostname() || 'undefined')
-    this.#env = { hostname: hostname.toLowerCase(), random: options.random ?? Math.random }
+    const random = options.random ?? Math.random
+    this.#env = {
+      hostname: hostname.toLowerCase(),
+      random: () => {
+        this.#randomReads++
+        return random()
+      },
+    }
+  }
+
+  // Grows whenever an evaluation draws a random number or reads the clock (a DATE_* constraint without
+  // currentTime): an answer computed while it stood still depends on its context and the flags alone.
+  nondeterministicReads(): number {
+    return this.#randomReads + clockReadCount()
+  }
+
+  // The frontend API's `toggles` array (SEMANTICS 5.8): each enabled flag of a project in scope, by name,
+  // joined from the JSON compiled with the flag: evaluation only picks the fragments.
+  enabledTogglesJson(context: EvalContext, inScope: (project: string) => boolean): string {
+    const sorted = (this.#sorted ??= [...this.#features.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)))
+    let json = '['
+    for (let i = 0; i < sorted.length; i++) {
+      const feature = sorted[i]
+      if (!inScope(feature.projectId)) continue
+      const result = evaluateFeature(feature, context, this.#features)
+      if (!result.enabled) continue
+      if (json.length > 1) json += ','
+      json += feature.toggleJson.get(result)!
+    }
+    return json + ']'
   }
 
   replaceAll(features: EvalFeature[], segments: EvalSegment[]): void {
@@ -80,6 +113,7 @@ export class Evaluator {
     this.#segments = segmentsById
     this.#features = compiled
     this.#featuresBySegment = featuresBySegment
+    this.#sorted = undefined
   }
 
   upsertFeature(feature: EvalFeature): void {
@@ -88,6 +122,7 @@ export class Evaluator {
     const next = compileFeature(feature, this.#segments, this.#env)
     this.#features.set(feature.name, next)
     index(this.#featuresBySegment, next)
+    this.#sorted = undefined
   }
 
   removeFeature(name: string): void {
@@ -95,6 +130,7 @@ export class Evaluator {
     if (previous === undefined) return
     unindex(this.#featuresBySegment, previous)
     this.#features.delete(name)
+    this.#sorted = undefined
   }
 
   setSegments(segments: EvalSegment[]): void {
@@ -117,6 +153,7 @@ export class Evaluator {
       const feature = this.#features.get(name)
       if (feature !== undefined) this.#features.set(name, compileFeature(feature.source, next, this.#env))
     }
+    if (stale.size > 0) this.#sorted = undefined
   }
 
   has(name: string): boolean {

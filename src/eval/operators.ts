@@ -26,10 +26,17 @@ export const contextLookup = (field: string): ContextLookup => {
   return (ctx) => stringOf(ctx[field] ?? ctx.properties?.[field])
 }
 
+// How often an evaluation fell back to the clock: an answer that did not is a function of its context alone.
+let clockReads = 0
+export const clockReadCount = (): number => clockReads
+
 // DATE_* compare context.currentTime whatever the contextName says (SDK).
 const currentTimeOf = (ctx: EvalContext): number => {
   const t = ctx.currentTime
-  if (!t) return Date.now()
+  if (!t) {
+    clockReads++
+    return Date.now()
+  }
   return t instanceof Date ? t.getTime() : new Date(t as string).getTime()
 }
 

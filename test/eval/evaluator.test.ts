@@ -181,3 +181,48 @@ t.test('dependencies: missing parents, parents with parents, cycles and variants
   t.equal(on('off-with-deps'), false)
   t.same(evaluator.evaluate('orphan', {}).variant, { name: 'disabled', enabled: false, feature_enabled: false, featureEnabled: false })
 })
+
+t.test('enabledTogglesJson joins the compiled toggle JSON of the enabled flags in scope, by name', async (t) => {
+  const evaluator = new Evaluator()
+  evaluator.replaceAll(
+    [
+      { name: 'zeta', project: 'p', enabled: true, strategies: [], impressionData: true },
+      { name: 'alpha', project: 'p', enabled: true, strategies: [], variants: [{ name: 'v', weight: 1, payload: { type: 'string', value: 'x' } }] },
+      { name: 'mid', project: 'p', enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'userId', operator: 'IN', values: ['u1'] }] }] },
+      { name: 'other', project: 'q', enabled: true, strategies: [] },
+      { name: 'off', project: 'p', enabled: false, strategies: [] },
+    ],
+    [],
+  )
+  const toggles = (userId: string, projects: string[]) => JSON.parse(evaluator.enabledTogglesJson({ userId }, (p) => projects.includes(p)))
+  t.same(toggles('u1', ['p']), [
+    { name: 'alpha', enabled: true, variant: { name: 'v', enabled: true, payload: { type: 'string', value: 'x' }, feature_enabled: true, featureEnabled: true }, impressionData: false },
+    { name: 'mid', enabled: true, variant: { name: 'disabled', enabled: false, feature_enabled: true, featureEnabled: true }, impressionData: false },
+    { name: 'zeta', enabled: true, variant: { name: 'disabled', enabled: false, feature_enabled: true, featureEnabled: true }, impressionData: true },
+  ])
+  t.same(toggles('u2', ['p', 'q']).map((x: { name: string }) => x.name), ['alpha', 'other', 'zeta'])
+  evaluator.upsertFeature({ name: 'beta', project: 'q', enabled: true, strategies: [] })
+  t.same(toggles('u2', ['q']).map((x: { name: string }) => x.name), ['beta', 'other'], 'a new flag takes its place in the order')
+  evaluator.removeFeature('other')
+  t.equal(evaluator.enabledTogglesJson({}, () => false), '[]')
+  t.same(toggles('u2', ['q']).map((x: { name: string }) => x.name), ['beta'])
+})
+
+t.test('nondeterministicReads moves only when an evaluation draws a random number or reads the clock', async (t) => {
+  const evaluator = new Evaluator({ random: () => 0.5 })
+  evaluator.replaceAll(
+    [
+      { name: 'plain', enabled: true, strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'g' } }] },
+      { name: 'dated', enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2020-01-01T00:00:00.000Z' }] }] },
+    ],
+    [],
+  )
+  const reads = evaluator.nondeterministicReads()
+  evaluator.evaluate('plain', { userId: 'u' })
+  evaluator.evaluate('dated', { currentTime: '2024-01-01T00:00:00.000Z' })
+  t.equal(evaluator.nondeterministicReads(), reads, 'a sticky rollout with a userId and a date constraint given currentTime')
+  evaluator.evaluate('plain', {})
+  t.equal(evaluator.nondeterministicReads(), reads + 1, 'no userId or sessionId: a random draw')
+  evaluator.evaluate('dated', {})
+  t.equal(evaluator.nondeterministicReads(), reads + 2, 'no currentTime: the clock')
+})
