@@ -476,7 +476,16 @@ const main = async () => {
         subject = { label: 'target', host: target.hostname, port: Number(target.port || 80), base: target.pathname.replace(/\/$/, ''), stop: async () => {} }
       } else {
         progress('starting our server ...')
-        subject = fromChild('ours', await startFlagServer({ adminToken, clientToken, env: { INIT_FRONTEND_API_TOKENS: frontendToken } }))
+        const profileDir = process.env.BENCH_PROFILE_DIR
+        subject = fromChild(
+          'ours',
+          await startFlagServer({
+            adminToken,
+            clientToken,
+            env: { INIT_FRONTEND_API_TOKENS: frontendToken },
+            ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] } : {}),
+          }),
+        )
       }
       servers.push(subject)
       const baseUrl = `http://${subject.host}:${subject.port}${subject.base}`

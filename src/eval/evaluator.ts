@@ -1,7 +1,7 @@
 import os from 'node:os'
 import { compileFeature, compileSegment, type CompiledFeature, type CompiledSegment } from './compile.js'
 import { explainFeature } from './explain.js'
-import { clockReadCount } from './operators.js'
+import { clockWatch } from './operators.js'
 import type { StrategyEnvironment } from './strategies.js'
 import type { EvalContext, EvalDependency, EvalFeature, EvalResult, EvalSegment, PlaygroundFeature } from './types.js'
 import { disabledVariant } from './variants.js'
@@ -77,10 +77,21 @@ export class Evaluator {
     }
   }
 
-  // Grows whenever an evaluation draws a random number or reads the clock (a DATE_* constraint without
-  // currentTime): an answer computed while it stood still depends on its context and the flags alone.
-  nondeterministicReads(): number {
-    return this.#randomReads + clockReadCount()
+  // Runs `evaluate` (calls of this evaluator) and tells whether it drew a random number, and until when the
+  // clock readings it made (DATE_* constraints without currentTime) give the same results (Infinity: for
+  // good). An answer that drew nothing depends, until then, on its context and the flags alone.
+  observe<T>(evaluate: () => T): { value: T; random: boolean; steadyUntil: number } {
+    const randomBefore = this.#randomReads
+    const outer = clockWatch.steadyUntil()
+    clockWatch.restart()
+    let steadyUntil = Number.POSITIVE_INFINITY
+    try {
+      const value = evaluate()
+      steadyUntil = clockWatch.steadyUntil()
+      return { value, random: this.#randomReads !== randomBefore, steadyUntil }
+    } finally {
+      clockWatch.restart(Math.min(outer, steadyUntil))
+    }
   }
 
   // The frontend API's `toggles` array (SEMANTICS 5.8): each enabled flag of a project in scope, by name,

@@ -21,14 +21,18 @@ export interface FrontendAnswer {
 
 interface Cached extends FrontendAnswer {
   key: string
+  // Date.now() from which the answer may be wrong (a DATE_* constraint's date was reached).
+  validUntil: number
 }
 
 const defaultMaxBytes = 32 * 2 ** 20
+const costOf = (entry: Cached) => entry.body.length + 2 * entry.key.length + 64
 
 // The frontend API's answers (SEMANTICS 5.8): the toggles JSON of a scope and a context, remembered for
 // contexts that repeat. A remembered answer is exact: the key names the scope and the whole request
-// context, the cache is emptied when the flags change (the revision moves), and an answer whose
-// evaluation drew a random number or read the clock is never kept. Least recently used answers go
+// context, the cache is emptied when the flags change (the revision moves), an answer is dropped when
+// the clock reaches a date of a DATE_* constraint it was evaluated against, and one whose evaluation
+// drew a random number is never kept. Least recently used answers go
 // first once the bodies and keys held pass `maxBytes`.
 export class FrontendAnswers {
   private readonly cache = new Map<string, Cached>()
@@ -57,30 +61,38 @@ export class FrontendAnswers {
     if (fullKey !== undefined) {
       const hit = this.cache.get(fullKey)
       if (hit !== undefined) {
-        this.cache.delete(fullKey)
-        this.cache.set(fullKey, hit)
-        return hit
+        this.forget(hit)
+        if (Date.now() < hit.validUntil) {
+          this.cache.set(fullKey, hit)
+          this.bytes += costOf(hit)
+          return hit
+        }
       }
     }
     const evaluator = this.evaluators.for(scope.environment)
     const all = scope.projects.includes('*')
     const inScope = all ? () => true : (project: string) => scope.projects.includes(project)
-    const readsBefore = evaluator.nondeterministicReads()
-    const body = Buffer.from(`{"toggles":${evaluator.enabledTogglesJson(context(), inScope)}}`)
-    const answer: Cached = { key: fullKey ?? '', body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` }
-    if (fullKey !== undefined && evaluator.nondeterministicReads() === readsBefore) this.remember(fullKey, answer)
+    const ctx = context()
+    const observed = evaluator.observe(() => evaluator.enabledTogglesJson(ctx, inScope))
+    const body = Buffer.from(`{"toggles":${observed.value}}`)
+    const answer: Cached = { key: fullKey ?? '', body, etag: `"${createHash('sha1').update(body).digest('base64url')}"`, validUntil: observed.steadyUntil }
+    if (fullKey !== undefined && !observed.random) this.remember(answer)
     return answer
   }
 
-  private remember(key: string, answer: Cached): void {
-    const cost = answer.body.length + 2 * key.length + 64
-    if (cost > this.maxBytes) return
-    this.cache.set(key, answer)
+  private forget(entry: Cached): void {
+    this.cache.delete(entry.key)
+    this.bytes -= costOf(entry)
+  }
+
+  private remember(answer: Cached): void {
+    const cost = costOf(answer)
+    if (cost > this.maxBytes || Date.now() >= answer.validUntil) return
+    this.cache.set(answer.key, answer)
     this.bytes += cost
-    for (const [oldest, entry] of this.cache) {
+    for (const entry of this.cache.values()) {
       if (this.bytes <= this.maxBytes) break
-      this.cache.delete(oldest)
-      this.bytes -= entry.body.length + 2 * entry.key.length + 64
+      this.forget(entry)
     }
   }
 }

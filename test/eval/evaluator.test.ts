@@ -208,21 +208,29 @@ t.test('enabledTogglesJson joins the compiled toggle JSON of the enabled flags i
   t.same(toggles('u2', ['q']).map((x: { name: string }) => x.name), ['beta'])
 })
 
-t.test('nondeterministicReads moves only when an evaluation draws a random number or reads the clock', async (t) => {
+t.test('observe tells whether evaluations drew a random number and until when their clock readings hold', async (t) => {
+  const realNow = Date.now
+  t.teardown(() => {
+    Date.now = realNow
+  })
+  Date.now = () => Date.parse('2024-05-01T00:00:00.000Z')
   const evaluator = new Evaluator({ random: () => 0.5 })
   evaluator.replaceAll(
     [
       { name: 'plain', enabled: true, strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'g' } }] },
-      { name: 'dated', enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2020-01-01T00:00:00.000Z' }] }] },
+      { name: 'past', enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2020-01-01T00:00:00.000Z' }] }] },
+      { name: 'soon', enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_BEFORE', value: '2024-06-01T00:00:00.000Z' }] }] },
+      { name: 'later', enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2025-01-01T00:00:00.000Z' }] }] },
     ],
     [],
   )
-  const reads = evaluator.nondeterministicReads()
-  evaluator.evaluate('plain', { userId: 'u' })
-  evaluator.evaluate('dated', { currentTime: '2024-01-01T00:00:00.000Z' })
-  t.equal(evaluator.nondeterministicReads(), reads, 'a sticky rollout with a userId and a date constraint given currentTime')
-  evaluator.evaluate('plain', {})
-  t.equal(evaluator.nondeterministicReads(), reads + 1, 'no userId or sessionId: a random draw')
-  evaluator.evaluate('dated', {})
-  t.equal(evaluator.nondeterministicReads(), reads + 2, 'no currentTime: the clock')
+  const steady = { value: true, random: false, steadyUntil: Infinity }
+  const sticky = evaluator.observe(() => evaluator.evaluate('plain', { userId: 'u' }).enabled)
+  t.same([sticky.random, sticky.steadyUntil], [false, Infinity], 'a sticky rollout with a userId')
+  t.same(evaluator.observe(() => evaluator.evaluate('soon', { currentTime: '2024-01-01T00:00:00.000Z' }).enabled), steady, 'currentTime given: no clock')
+  t.same(evaluator.observe(() => evaluator.evaluate('past', {}).enabled), steady, 'a date already passed cannot change the answer')
+  t.same(evaluator.observe(() => evaluator.evaluate('plain', {}).enabled).random, true, 'no userId or sessionId: a random draw')
+  const both = evaluator.observe(() => [evaluator.evaluate('later', {}).enabled, evaluator.evaluate('soon', {}).enabled])
+  t.same(both, { value: [false, true], random: false, steadyUntil: Date.parse('2024-06-01T00:00:00.000Z') }, 'the nearest date ahead')
+  t.same(evaluator.observe(() => evaluator.evaluate('later', {}).enabled).steadyUntil, Date.parse('2025-01-01T00:00:00.000Z'), 'each observation starts afresh')
 })

@@ -13,8 +13,9 @@ const dated: EvalFeature = {
   name: 'dated',
   project: 'p',
   enabled: true,
-  strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2020-01-01T00:00:00.000Z' }] }],
+  strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_BEFORE', value: '2024-06-01T00:00:00.000Z' }] }],
 }
+const random: EvalFeature = { name: 'random', project: 'p', enabled: true, strategies: [{ name: 'gradualRolloutRandom', parameters: { percentage: '50' } }] }
 
 const setup = (features: EvalFeature[], maxBytes?: number) => {
   const evaluator = new Evaluator()
@@ -53,18 +54,33 @@ t.test('a change of the flags (the revision moves) empties the cache', async (t)
   t.equal(source.evaluations, 2)
 })
 
-t.test('no key, or an evaluation that read the clock, is not remembered', async (t) => {
-  const { source, answers, ask, names } = setup([forUser('a', 'alice'), dated])
+t.test('no key, or a random draw, is not remembered; an answer read from the clock holds until the date it was evaluated against', async (t) => {
+  const realNow = Date.now
+  t.teardown(() => {
+    Date.now = realNow
+  })
+  let now = Date.parse('2024-05-01T00:00:00.000Z')
+  Date.now = () => now
+  const { source, answers, ask, names } = setup([forUser('a', 'alice'), dated, random])
   ask(undefined, 'alice')
   ask(undefined, 'alice')
   t.equal(source.evaluations, 2, 'without a key every request is evaluated')
-  t.same(names(ask('alice', 'alice')), ['a', 'dated'])
-  ask('alice', 'alice')
-  t.equal(source.evaluations, 4, 'dated read the clock: evaluated again')
-  t.equal(answers.size, 0)
-  ask('alice+time', 'alice', { currentTime: '2024-01-01T00:00:00.000Z' })
-  ask('alice+time', 'alice', { currentTime: '2024-01-01T00:00:00.000Z' })
-  t.equal(source.evaluations, 5, 'with currentTime the answer is kept')
+  const rolled = setup([random])
+  rolled.ask('k', 'alice')
+  rolled.ask('k', 'alice')
+  t.equal(rolled.source.evaluations, 2, 'gradualRolloutRandom drew a number: evaluated again')
+  t.equal(rolled.answers.size, 0)
+
+  const withoutRandom = setup([forUser('a', 'alice'), dated])
+  t.same(withoutRandom.names(withoutRandom.ask('alice', 'alice')), ['a', 'dated'])
+  now = Date.parse('2024-05-31T23:59:59.999Z')
+  t.same(withoutRandom.names(withoutRandom.ask('alice', 'alice')), ['a', 'dated'])
+  t.equal(withoutRandom.source.evaluations, 1, 'kept until the date')
+  now = Date.parse('2024-06-01T00:00:00.000Z')
+  t.same(withoutRandom.names(withoutRandom.ask('alice', 'alice')), ['a'], 'at the date: evaluated again, and dated is off')
+  t.equal(withoutRandom.source.evaluations, 2)
+  t.equal(answers.size, 0, 'random is in the first set: nothing kept there')
+  t.same(names(ask('alice', 'alice')).includes('a'), true)
 })
 
 t.test('the bytes held stay under the bound; the least recently used answer goes first', async (t) => {
