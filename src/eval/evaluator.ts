@@ -1,6 +1,6 @@
 import os from 'node:os'
 import { compileFeature, compileSegment, type CompiledFeature, type CompiledSegment } from './compile.js'
-import { explainFeature } from './explain.js'
+import { explainFeatureJson } from './explain.js'
 import { clockWatch } from './operators.js'
 import type { StrategyEnvironment } from './strategies.js'
 import type { EvalContext, EvalDependency, EvalFeature, EvalResult, EvalSegment, PlaygroundFeature } from './types.js'
@@ -97,7 +97,7 @@ export class Evaluator {
   // The frontend API's `toggles` array (SEMANTICS 5.8): each enabled flag of a project in scope, by name,
   // joined from the JSON compiled with the flag: evaluation only picks the fragments.
   enabledTogglesJson(context: EvalContext, inScope: (project: string) => boolean): string {
-    const sorted = (this.#sorted ??= [...this.#features.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)))
+    const sorted = this.#sortedFeatures()
     let json = '['
     for (let i = 0; i < sorted.length; i++) {
       const feature = sorted[i]
@@ -180,12 +180,37 @@ export class Evaluator {
     return feature === undefined ? absent : evaluateFeature(feature, context, this.#features)
   }
 
+  // The playground's explanation of one flag, as an object (links.edit left '').
   explain(name: string, context: EvalContext): PlaygroundFeature | undefined {
+    const json = this.explainJson(name, context, undefined)
+    return json === undefined ? undefined : (JSON.parse(json) as PlaygroundFeature)
+  }
+
+  // The same as JSON text; each strategy's links.edit is `editLinkPrefix` + its URL-encoded id.
+  explainJson(name: string, context: EvalContext, editLinkPrefix: string | undefined): string | undefined {
     const feature = this.#features.get(name)
-    if (feature === undefined) return undefined
+    return feature === undefined ? undefined : this.#explain(feature, context, editLinkPrefix)
+  }
+
+  // The playground's `features` array: every flag of a project in scope, by name.
+  explainAllJson(context: EvalContext, inScope: (project: string) => boolean, editLinkPrefix: (project: string, name: string) => string): string {
+    let json = '['
+    for (const feature of this.#sortedFeatures()) {
+      if (!inScope(feature.projectId)) continue
+      if (json.length > 1) json += ','
+      json += this.#explain(feature, context, editLinkPrefix(feature.projectId, feature.name))
+    }
+    return json + ']'
+  }
+
+  #explain(feature: CompiledFeature, context: EvalContext, editLinkPrefix: string | undefined): string {
     const hasUnsatisfiedDependency =
       feature.dependencies.length > 0 && !areDependenciesSatisfied(feature, context, this.#features)
-    return explainFeature(feature, context, hasUnsatisfiedDependency)
+    return explainFeatureJson(feature, context, hasUnsatisfiedDependency, editLinkPrefix)
+  }
+
+  #sortedFeatures(): CompiledFeature[] {
+    return (this.#sorted ??= [...this.#features.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)))
   }
 }
 
