@@ -4,7 +4,7 @@ import { DomainError, badData } from '../domain/errors.js'
 import { authenticate, authorize } from './auth.js'
 import { errorReply, statusLine, unexpectedErrorReply } from './errors.js'
 import { Router } from './router.js'
-import type { Authenticator, Method, Reply, Request, Route } from './types.js'
+import type { Authenticator, Method, Principal, Reply, Request, Route } from './types.js'
 
 export interface HttpOptions {
   host: string
@@ -75,6 +75,55 @@ const contentTypeError = (contentType: string | undefined) =>
     `We do not accept the content-type you provided (${contentType ? contentType.slice(0, 100) : "you didn't provide one"}). Try using one of the content-types we do accept instead (application/json) and make sure the body is in the corresponding format.`,
   )
 
+// Shared by every request without a query string, so it refuses to change.
+class NoQuery extends URLSearchParams {
+  override append(): never {
+    throw new Error('a request query is read-only')
+  }
+  override set(): never {
+    throw new Error('a request query is read-only')
+  }
+  override delete(): never {
+    throw new Error('a request query is read-only')
+  }
+  override sort(): never {
+    throw new Error('a request query is read-only')
+  }
+}
+const noQuery = new NoQuery()
+
+// One per request, with its getters and authorize() on the prototype: a request allocates no closures,
+// parses its query string only when a route reads it and its address only when a route asks for it.
+class HttpRequest implements Request {
+  body: unknown = undefined
+  #query: URLSearchParams | undefined
+  #remoteAddress: string | undefined
+
+  constructor(
+    readonly method: Method,
+    readonly path: string,
+    readonly params: Record<string, string>,
+    readonly headers: Record<string, string>,
+    readonly principal: Principal | undefined,
+    private readonly rawQuery: string,
+    private readonly res: uWS.HttpResponse,
+    private readonly state: { aborted: boolean },
+  ) {}
+
+  get query(): URLSearchParams {
+    return (this.#query ??= this.rawQuery === '' ? noQuery : new URLSearchParams(this.rawQuery))
+  }
+
+  // An aborted response may no longer be read; nothing is sent to its caller anyway.
+  get remoteAddress(): string {
+    return (this.#remoteAddress ??= this.state.aborted ? '' : Buffer.from(this.res.getRemoteAddressAsText()).toString())
+  }
+
+  authorize(permission: string | string[], project?: string, environment?: string): void {
+    authorize(this.principal, permission, project, environment)
+  }
+}
+
 export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   if (!isNativeUws() && !options.allowFallback) {
     return Promise.reject(
@@ -88,15 +137,16 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   const send = (res: uWS.HttpResponse, state: { aborted: boolean }, reply: Reply, extraHeaders: Record<string, string> | undefined, closeConnection = false) => {
     if (state.aborted) return
     const body = reply.body
-    const payload =
-      body === undefined ? '' : Buffer.isBuffer(body) || typeof body === 'string' ? body : JSON.stringify(body)
+    const serialised = body !== undefined && !Buffer.isBuffer(body) && typeof body !== 'string'
+    const payload = body === undefined ? '' : serialised ? JSON.stringify(body) : (body as Buffer | string)
+    // Headers are written from both objects in turn (the reply's win), without merging them per response.
+    const own = reply.headers
+    const json = serialised && !own?.['content-type'] && !extraHeaders?.['content-type']
     res.cork(() => {
       res.writeStatus(statusLine(reply.status))
-      const headers = { ...extraHeaders, ...reply.headers }
-      if (body !== undefined && !Buffer.isBuffer(body) && typeof body !== 'string' && !headers['content-type']) {
-        headers['content-type'] = 'application/json; charset=utf-8'
-      }
-      for (const name in headers) res.writeHeader(name, headers[name])
+      if (extraHeaders !== undefined) for (const name in extraHeaders) if (own?.[name] === undefined) res.writeHeader(name, extraHeaders[name])
+      if (own !== undefined) for (const name in own) res.writeHeader(name, own[name])
+      if (json) res.writeHeader('content-type', 'application/json; charset=utf-8')
       if (reply.status === 304 || reply.status === 204) res.endWithoutBody(0, closeConnection)
       else res.end(payload, closeConnection)
     })
@@ -140,7 +190,6 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       headers[name] = value
     })
     const rawQuery = req.getQuery() ?? ''
-    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
     const origin = headers.origin
     let cors: Record<string, string> | undefined
 
@@ -174,21 +223,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       const principal = authenticate(route.access, headers, authenticator)
       // Unleash checks permissions before it looks at the body.
       if (route.permission) authorize(principal, route.permission, match.params.projectId, match.params.environment)
-      let query: URLSearchParams | undefined
-      const request: Request = {
-        method,
-        path,
-        params: match.params,
-        // Parsed on first use: most SDK polls carry no query at all.
-        get query() {
-          return (query ??= new URLSearchParams(rawQuery))
-        },
-        headers,
-        body: undefined,
-        remoteAddress,
-        principal,
-        authorize: (permission, project, environment) => authorize(principal, permission, project, environment),
-      }
+      const request = new HttpRequest(method, path, match.params, headers, principal, rawQuery, res, state)
       if (!route.body) {
         // Most reads answer synchronously, inside this uWS callback, with no promise in between.
         const reply = route.handler(request)
@@ -196,6 +231,8 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
         else send(res, state, reply, cors)
         return
       }
+      // The address is read from the connection, which an awaited body may outlive.
+      void request.remoteAddress
       void handle(res, state, request, route, cors)
     } catch (error) {
       // A refused browser request still needs CORS headers, or the page sees a CORS failure, not the 401.
