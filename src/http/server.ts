@@ -92,6 +92,9 @@ class NoQuery extends URLSearchParams {
 }
 const noQuery = new NoQuery()
 
+// The state of every request answered within its uWS callback: never aborted by then.
+const answeredNow: { readonly aborted: boolean } = Object.freeze({ aborted: false })
+
 // One per request, with its getters and authorize() on the prototype: a request allocates no closures,
 // parses its query string only when a route reads it and its address only when a route asks for it.
 class HttpRequest implements Request {
@@ -107,7 +110,8 @@ class HttpRequest implements Request {
     readonly principal: Principal | undefined,
     private readonly rawQuery: string,
     private readonly res: uWS.HttpResponse,
-    private readonly state: { aborted: boolean },
+    // Replaced by the request's own once it is answered later than in the uWS callback.
+    public state: { aborted: boolean },
   ) {}
 
   get query(): URLSearchParams {
@@ -179,10 +183,19 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   }
 
   app.any('/*', (res, req) => {
-    const state = { aborted: false }
-    res.onAborted(() => {
-      state.aborted = true
-    })
+    // A reply sent before this callback returns cannot meet an aborted connection: only a request
+    // answered later gets its own state and an onAborted handler (uWS requires one for those).
+    let state = answeredNow
+    const answerLater = () => {
+      if (state === answeredNow) {
+        const own = { aborted: false }
+        res.onAborted(() => {
+          own.aborted = true
+        })
+        state = own
+      }
+      return state
+    }
     const verb = req.getMethod().toUpperCase()
     const path = req.getUrl()
     const headers: Record<string, string> = {}
@@ -227,13 +240,16 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       if (!route.body) {
         // Most reads answer synchronously, inside this uWS callback, with no promise in between.
         const reply = route.handler(request)
-        if (reply instanceof Promise) reply.then((r) => send(res, state, r, cors), (e) => sendError(res, state, e, cors))
-        else send(res, state, reply, cors)
+        if (reply instanceof Promise) {
+          const later = (request.state = answerLater())
+          reply.then((r) => send(res, later, r, cors), (e) => sendError(res, later, e, cors))
+        } else send(res, state, reply, cors)
         return
       }
       // The address is read from the connection, which an awaited body may outlive.
       void request.remoteAddress
-      void handle(res, state, request, route, cors)
+      request.state = answerLater()
+      void handle(res, request.state, request, route, cors)
     } catch (error) {
       // A refused browser request still needs CORS headers, or the page sees a CORS failure, not the 401.
       sendError(res, state, error, cors)
