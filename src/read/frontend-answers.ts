@@ -25,7 +25,7 @@ interface Cached extends FrontendAnswer {
   validUntil: number
 }
 
-const defaultMaxBytes = 32 * 2 ** 20
+const defaultMaxBytes = 16 * 2 ** 20
 const costOf = (entry: Cached) => entry.body.length + 2 * entry.key.length + 64
 
 // The frontend API's answers (SEMANTICS 5.8): the toggles JSON of a scope and a context, remembered for
