@@ -1,13 +1,16 @@
 // Evaluation latency: our precompiled Evaluator against unleash-client's own
 // in-process engine, same flags, same contexts, same (context, flag) pairs.
-// Run: npx tsc -p . && node --expose-gc dist/bench/eval.js
+// Run: npx tsc -p . && node --expose-gc dist/bench/eval.js   (npm run bench runs it as its `eval` case)
+// BENCH_FLAGS (1000) sets the flag count; BENCH_EVAL_JSON names a file to write the measurements to.
+import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import type { Context } from 'unleash-client'
 import { startOfflineSdk } from '../test/helpers/offline-sdk.js'
 import { Evaluator } from '../src/eval/evaluator.js'
 import type { EvalConstraint, EvalContext, EvalFeature, EvalSegment, EvalStrategy, EvalVariant } from '../src/eval/types.js'
 
-const FLAGS = 1000
+const FLAGS = Number(process.env.BENCH_FLAGS || 1000)
+if (!Number.isSafeInteger(FLAGS) || FLAGS < 100 || FLAGS % 100 !== 0) throw new Error('BENCH_FLAGS must be a multiple of 100')
 const CONTEXTS = 10_000
 const FLAGS_PER_BATCH = 100
 const BATCHES = 10_000
@@ -134,6 +137,7 @@ interface Measurement {
   evaluationsPerSecond: number
   p50: number
   p99: number
+  p999: number
   mean: number
   enabled: number
 }
@@ -173,6 +177,7 @@ const measureAll = (engines: { label: string; engine: Engine }[]): Measurement[]
       mean: state[i].totalNs / evaluations,
       p50: sorted[Math.floor(BATCHES * 0.5)],
       p99: sorted[Math.floor(BATCHES * 0.99)],
+      p999: sorted[Math.floor(BATCHES * 0.999)],
       enabled: state[i].enabled,
     }
   })
@@ -218,6 +223,10 @@ const main = async (): Promise<void> => {
     console.log('WARNING: the engines disagree on the number of enabled evaluations')
   }
   console.log(`heapUsed at the end: ${mb(heapUsed())}`)
+  if (process.env.BENCH_EVAL_JSON) {
+    const engines = results.map((r) => ({ ...r, label: r.label.trim().replace(/\s+/g, ' ') }))
+    writeFileSync(process.env.BENCH_EVAL_JSON, JSON.stringify({ flags: FLAGS, segments: segments.length, contexts: CONTEXTS, evaluationsPerEngine: BATCHES * FLAGS_PER_BATCH, engines }))
+  }
 }
 
 await main()

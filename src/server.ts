@@ -52,7 +52,7 @@ import { tagRoutes } from './api/tags.routes.js'
 import type { EventRecord } from './domain/events.js'
 import { isOutsideClientPayload } from './domain/project-curation.js'
 import { LifecycleStages } from './read/lifecycle-stages.js'
-import { ProjectInsights } from './read/project-insights.js'
+import { ProjectInsights, type ProjectInsightsSnapshot } from './read/project-insights.js'
 
 export interface RunningServer {
   port: number
@@ -73,6 +73,13 @@ export interface ServerOptions {
 
 // Which committed events can change what SDKs are served.
 const touchesClientPayload = (type: string) => (!isInstanceEvent(type) || type.startsWith('segment-')) && !isOutsideClientPayload(type)
+
+const insightsModel = (insights: ProjectInsights): ReplayedReadModel => ({
+  key: 'insights',
+  restore: (state) => insights.restore(state as ProjectInsightsSnapshot),
+  apply: (record) => insights.apply([record as EventRecord]),
+  snapshot: () => insights.snapshot(),
+})
 
 const revisionsModel = (revisions: ClientRevisions): ReplayedReadModel => ({
   key: 'clientRevisions',
@@ -191,17 +198,16 @@ const streamSettings = (config: Config, say: (line: string) => void): StreamSett
   config.replication && { url: config.replication.natsUrl, names: logStreamNames(config.replication.stream), retainRecords: config.replication.retainRecords, say }
 
 const serveData = async (config: Config, options: ServerOptions, http: HttpServer, log: EventLog, lock: DataDirLock): Promise<RunningServer> => {
+  const clock = options.clock ?? (() => new Date())
   const clientRevisions = new ClientRevisions()
-  const readModels = [revisionsModel(clientRevisions)]
+  // Project overview figures: restored from the snapshot set with the actors, then each record after it.
+  const insights = new ProjectInsights(clock)
+  const readModels = [revisionsModel(clientRevisions), insightsModel(insights)]
   const recovered = recover(log, readModels)
   const registry = new Registry(recovered.instance, recovered.projects, recovered.lastId, recovered.changeRequests)
   // A failed commit (a full disk) refuses that write with 503 and rolls decided state back; reads go on.
   const commitFailed = (error: unknown) => console.error('a log commit failed; the write was refused with 503 and nothing changed:', errorText(error))
   const dispatcher = new Dispatcher(log, registry, () => buildWorld(registry), commitFailed)
-  const clock = options.clock ?? (() => new Date())
-  // Project overview figures: the log is read once here, then each commit is folded in.
-  const insights = new ProjectInsights(clock)
-  insights.apply(log.from(1) as Iterable<EventRecord>)
   dispatcher.onCommitted((records) => insights.apply(records))
 
   const committedEntries = () =>
@@ -213,17 +219,21 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     sinceSnapshot = 0
     await log.saveSnapshots(snapshotFormat, entries)
   }
+  const snapshotWhenDue = () => {
+    if (sinceSnapshot < config.snapshotEvery || snapshotting) return
+    snapshotting = saveSnapshot()
+      .catch((error: unknown) => console.error('could not write snapshots; the log replays further at the next start:', errorText(error)))
+      .finally(() => {
+        snapshotting = undefined
+      })
+  }
   dispatcher.onCommitted((records) => {
     clientRevisions.record(records, touchesClientPayload)
     sinceSnapshot += records.length
-    if (sinceSnapshot >= config.snapshotEvery && !snapshotting) {
-      snapshotting = saveSnapshot()
-        .catch((error: unknown) => console.error('could not write snapshots; the log replays further at the next start:', errorText(error)))
-        .finally(() => {
-          snapshotting = undefined
-        })
-    }
+    snapshotWhenDue()
   })
+  // A long replay is not repeated at the next start, even one after a crash.
+  snapshotWhenDue()
 
   const settings = streamSettings(config, options.say ?? console.log)
   const publisher =

@@ -1,5 +1,6 @@
-// One load-generator thread: keep-alive connections, each sending the same request again as soon
-// as the previous response has fully arrived (a closed loop, like wrk without pipelining).
+// One load-generator thread: keep-alive connections, each sending its next request (the same one, or
+// the next of its own list) as soon as the previous response has fully arrived (a closed loop, like
+// wrk without pipelining).
 import net from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { parentPort, workerData } from 'node:worker_threads'
@@ -14,7 +15,7 @@ const startAt = local(input.startAtEpochMs)
 const measureFrom = local(input.measureFromEpochMs)
 const stopAt = local(input.stopAtEpochMs)
 const graceMs = 5000
-const request = Buffer.from(input.request.buffer, input.request.byteOffset, input.request.byteLength)
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
 const histogram = new LatencyHistogram()
 const output: Omit<LoadWorkerOutput, 'counts'> = { requests: 0, headerBytes: 0, bodyBytes: 0, statuses: {}, errorCount: 0, errors: [] }
@@ -26,8 +27,9 @@ const noteError = (error: unknown) => {
   if (output.errors.length < 5 && !output.errors.includes(message)) output.errors.push(message)
 }
 
-const runConnection = () =>
+const runConnection = (requests: Buffer[]) =>
   new Promise<void>((resolve) => {
+    let sent = 0
     let finished = false
     const finish = () => {
       if (finished) return
@@ -40,7 +42,7 @@ const runConnection = () =>
       sockets.add(socket)
       const send = () => {
         sentAt = performance.now()
-        socket.write(request)
+        socket.write(requests[sent++ % requests.length])
       }
       const reader = new ResponseReader((response) => {
         const now = performance.now()
@@ -88,7 +90,7 @@ const deadline = setTimeout(() => {
   for (const socket of sockets) socket.destroy()
 }, stopAt + graceMs - performance.now())
 
-await Promise.all(Array.from({ length: input.connections }, runConnection))
+await Promise.all(input.requests.map((list) => runConnection(list.map(asBuffer))))
 clearTimeout(deadline)
 for (const socket of sockets) socket.destroy()
 const result: LoadWorkerOutput = { ...output, counts: histogram.counts }

@@ -9,6 +9,11 @@ export interface LoadOptions {
   // Sent verbatim, in this order; Host and Connection are added (and Content-Length with a body).
   headers: Record<string, string>
   body?: string
+  // Requests that differ per connection (writes that must not collide): connection i sends
+  // requestsFor(i)[0], [1], ... in turn, round and round. Without it every connection sends the one above.
+  requestsFor?: (connection: number) => RequestSpec[]
+  // Load goes to this machine only, unless the caller names another host on purpose (--target).
+  allowRemote?: boolean
   connections?: number
   workers?: number
   warmupMs?: number
@@ -16,6 +21,13 @@ export interface LoadOptions {
   // Called on the main thread when the measured window opens and closes, e.g. to sample the server.
   onMeasureStart?: () => void
   onMeasureEnd?: () => void
+}
+
+export interface RequestSpec {
+  method: string
+  path: string
+  headers: Record<string, string>
+  body?: string
 }
 
 export interface LoadResult {
@@ -35,8 +47,8 @@ export interface LoadResult {
 export interface LoadWorkerInput {
   host: string
   port: number
-  request: Uint8Array
-  connections: number
+  // One list per connection of this worker.
+  requests: Uint8Array[][]
   startAtEpochMs: number
   measureFromEpochMs: number
   stopAtEpochMs: number
@@ -79,12 +91,17 @@ const runWorker = (input: LoadWorkerInput) =>
 // warm-up and received before the end are counted.
 export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
   const host = options.host ?? '127.0.0.1'
-  if (!isLoopback(host)) throw new Error(`refusing to send load to ${host}: benchmarks only target this machine`)
+  if (!isLoopback(host) && !options.allowRemote) throw new Error(`refusing to send load to ${host}: benchmarks only target this machine`)
   const workers = Math.max(1, options.workers ?? 2)
   const connections = Math.max(workers, options.connections ?? 32)
   const warmupMs = options.warmupMs ?? 1000
   const durationMs = options.durationMs ?? 5000
   const request = requestBytes(options.method ?? 'GET', host, options.port, options.path, options.headers, options.body)
+  const requestsOf = (connection: number): Uint8Array[] =>
+    options.requestsFor
+      ? options.requestsFor(connection).map((r) => requestBytes(r.method, host, options.port, r.path, r.headers, r.body))
+      : [request]
+  let nextConnection = 0
   // Time for the threads to start and connect before the first request.
   const startAtEpochMs = Date.now() + 250
   const measureFromEpochMs = startAtEpochMs + warmupMs
@@ -108,8 +125,7 @@ export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
       runWorker({
         host,
         port: options.port,
-        request,
-        connections: Math.floor(connections / workers) + (i < connections % workers ? 1 : 0),
+        requests: Array.from({ length: Math.floor(connections / workers) + (i < connections % workers ? 1 : 0) }, () => requestsOf(nextConnection++)),
         startAtEpochMs,
         measureFromEpochMs,
         stopAtEpochMs,

@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { DomainError } from '../domain/errors.js'
 import type { Principal, Request, Route } from '../http/types.js'
 import type { Evaluators } from '../read/evaluators.js'
+import { FrontendAnswers } from '../read/frontend-answers.js'
 import { frontendRequestSchema, sdkContextSchema } from '../schemas/playground.js'
 import type { EvalContext } from '../eval/types.js'
 import { empty, type ApiDeps } from './deps.js'
@@ -40,25 +41,18 @@ const notSupported = () => {
   throw new DomainError('NotImplementedError', 'The frontend API does not support this endpoint.')
 }
 
+// What makes a request's context its own: the request context as sent, and the caller's address when the
+// context names none. Undefined when a session id would be drawn at random: such an answer never repeats.
+const contextKey = (given: { sessionId?: unknown; remoteAddress?: unknown } | undefined, sent: string, remoteAddress: string): string | undefined => {
+  if (given?.sessionId === undefined || given.sessionId === null) return undefined
+  return given.remoteAddress === undefined || given.remoteAddress === null ? `${remoteAddress}\u0000${sent}` : sent
+}
+
 export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] => {
-  const answer = (req: Request, raw: Record<string, unknown>) => {
+  const answers = new FrontendAnswers(evaluators)
+  const answer = (req: Request, key: string | undefined, raw: () => Record<string, unknown>) => {
     const principal = req.principal as Principal
-    const context = frontendContext(raw, req.remoteAddress)
-    const evaluator = evaluators.for(principal.environment)
-    const allProjects = principal.projects.includes('*')
-    const toggles = []
-    for (const [projectId, project] of deps.registry.committedProjects) {
-      if (!allProjects && !principal.projects.includes(projectId)) continue
-      for (const feature of project.features.values()) {
-        if (feature.archived) continue
-        const result = evaluator.evaluate(feature.name, context)
-        if (!result.enabled) continue
-        toggles.push({ name: feature.name, enabled: true, variant: result.variant, impressionData: result.impressionData })
-      }
-    }
-    toggles.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    const body = Buffer.from(JSON.stringify({ toggles }))
-    const etag = `"${createHash('sha1').update(body).digest('base64url')}"`
+    const { body, etag } = answers.answer(principal, key, () => frontendContext(raw(), req.remoteAddress))
     if (req.headers['if-none-match'] === etag) return { status: 304 }
     return { status: 200, body, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', etag } }
   }
@@ -68,7 +62,11 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
       path: '/api/frontend',
       access: 'frontend',
       cors: true,
-      handler: (req) => answer(req, parse(sdkContextSchema, fromQuery(req.query), 'query')),
+      handler: (req) => {
+        const query = req.query
+        const key = contextKey({ sessionId: query.get('sessionId'), remoteAddress: query.get('remoteAddress') }, `?${query.toString()}`, req.remoteAddress)
+        return answer(req, key, () => parse(sdkContextSchema, fromQuery(query), 'query'))
+      },
     },
     {
       method: 'POST',
@@ -76,7 +74,11 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
       access: 'frontend',
       cors: true,
       body: true,
-      handler: (req) => answer(req, parse(frontendRequestSchema, req.body ?? {}).context),
+      handler: (req) => {
+        const sent = req.body as { context?: { sessionId?: unknown; remoteAddress?: unknown } } | undefined
+        const given = typeof sent?.context === 'object' ? sent.context : undefined
+        return answer(req, contextKey(given, JSON.stringify(sent ?? null), req.remoteAddress), () => parse(frontendRequestSchema, req.body ?? {}).context)
+      },
     },
     { method: 'POST', path: '/api/frontend/client/metrics', access: 'frontend', cors: true, body: true, handler: () => empty(200) },
     { method: 'POST', path: '/api/frontend/client/register', access: 'frontend', cors: true, body: true, handler: () => empty(200) },

@@ -1,14 +1,16 @@
 import type { Route } from '../http/types.js'
 import type { Evaluators } from '../read/evaluators.js'
 import { playgroundRequestSchema } from '../schemas/playground.js'
-import { json, type ApiDeps } from './deps.js'
+import type { ApiDeps } from './deps.js'
 import { committedEnvironment } from './lookups.js'
 import { parse } from './parse.js'
 
-const editLink = (project: string, feature: string, environment: string, strategyId: string) =>
-  `/projects/${encodeURIComponent(project)}/features/${encodeURIComponent(feature)}/strategies/edit?environmentId=${encodeURIComponent(environment)}&strategyId=${encodeURIComponent(strategyId)}`
+// links.edit of a strategy is this + its URL-encoded id.
+const editLinkPrefix = (project: string, feature: string, encodedEnvironment: string) =>
+  `/projects/${encodeURIComponent(project)}/features/${encodeURIComponent(feature)}/strategies/edit?environmentId=${encodedEnvironment}&strategyId=`
 
 // The playground answers what an SDK would (SEMANTICS 6, following the SDK where Unleash's own differs).
+// The evaluator writes the explanation as JSON from fragments compiled with each flag.
 export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] => [
   {
     method: 'POST',
@@ -20,22 +22,11 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
       // Before any evaluator is built: one is kept per environment evaluated.
       committedEnvironment(deps, input.environment)
       const evaluator = evaluators.for(input.environment)
-      const inScope = input.projects === '*' ? () => true : (project: string) => (input.projects as string[]).includes(project)
-      const features = []
-      for (const [projectId, project] of deps.registry.committedProjects) {
-        if (!inScope(projectId)) continue
-        for (const feature of project.features.values()) {
-          if (feature.archived) continue
-          const explained = evaluator.explain(feature.name, input.context)
-          if (!explained) continue
-          for (const strategy of explained.strategies.data) {
-            strategy.links = { edit: editLink(projectId, feature.name, input.environment, strategy.id) }
-          }
-          features.push(explained)
-        }
-      }
-      features.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      return json({ input, features })
+      const projects = input.projects
+      const inScope = projects === '*' ? () => true : (project: string) => projects.includes(project)
+      const environment = encodeURIComponent(input.environment)
+      const features = evaluator.explainAllJson(input.context, inScope, (project, feature) => editLinkPrefix(project, feature, environment))
+      return { status: 200, body: `{"input":${JSON.stringify(input)},"features":${features}}`, headers: { 'content-type': 'application/json; charset=utf-8' } }
     },
   },
 ]

@@ -6,6 +6,8 @@ import { compileVariants, disabledVariant, enabledVariant, type CompiledVariants
 export interface CompiledConstraint {
   source: EvalConstraint
   test: ContextTest
+  // The playground's explanation of it up to its result: `{...source,"result":` (explain.ts).
+  explainHead: string
 }
 
 export interface CompiledSegment {
@@ -14,6 +16,8 @@ export interface CompiledSegment {
   // Compared on setSegments so that only features using a changed segment recompile.
   fingerprint: string
   constraints: CompiledConstraint[]
+  // `{"id":..,"name":..,"result":` (explain.ts).
+  explainHead: string
 }
 
 export interface CompiledStrategy {
@@ -30,6 +34,13 @@ export interface CompiledStrategy {
   variantResults: EvalResult[]
   // Constraints AND segments AND rule, short-circuiting, in the SDK's order.
   test: ContextTest
+  // The playground's constant parts (explain.ts): name to parameters, then `,"constraints":[`.
+  explainHead: string
+  // The whole `result` when variants.definitions[i] is selected.
+  explainVariantResults: string[]
+  variantsJson: string
+  // The strategy id as it goes into the edit link.
+  linkId: string
 }
 
 export interface CompiledFeature {
@@ -48,13 +59,30 @@ export interface CompiledFeature {
   segmentIds: number[]
   off: EvalResult
   onWithoutVariant: EvalResult
+  // Each result with enabled: true this flag can give, as the frontend API's toggle JSON, serialised here once.
+  toggleJson: ReadonlyMap<EvalResult, string>
+  // The playground's constant parts (explain.ts): `{"name":..,"projectId":..,"strategies":{"result":`, the
+  // JSON of each result's variant, and of the flag's own variants.
+  explainHead: string
+  variantJson: ReadonlyMap<EvalResult, string>
+  variantsJson: string
 }
 
 const frozenResult = (enabled: boolean, variant: EvalResult['variant'], impressionData: boolean): EvalResult =>
   Object.freeze({ enabled, variant, impressionData })
 
+// `{...value, "result":` for a JSON object value: the result and the closing brace follow.
+const withResultKey = (value: object): string => {
+  const json = JSON.stringify({ ...value, result: null })
+  return json.slice(0, -'null}'.length)
+}
+
 // A null entry in a constraint list fails its strategy (SDK checkConstraints).
-const compileConstraintEntry = (source: EvalConstraint): CompiledConstraint => ({ source, test: source ? compileConstraint(source) : never })
+const compileConstraintEntry = (source: EvalConstraint): CompiledConstraint => ({
+  source,
+  test: source ? compileConstraint(source) : never,
+  explainHead: source ? withResultKey(source) : '',
+})
 
 export const compileSegment = (segment: EvalSegment): CompiledSegment => {
   const constraints = segment.constraints ?? []
@@ -63,6 +91,7 @@ export const compileSegment = (segment: EvalSegment): CompiledSegment => {
     name: segment.name ?? '',
     fingerprint: JSON.stringify([segment.name ?? '', constraints]),
     constraints: constraints.map(compileConstraintEntry),
+    explainHead: withResultKey({ id: segment.id, name: segment.name ?? '' }),
   }
 }
 
@@ -107,7 +136,22 @@ const compileStrategy = (
     else for (const c of segment.constraints) tests.push(c.test)
   }
   tests.push(rule ?? never)
+  const constant = {
+    name: source.name,
+    id: source.id ?? '',
+    ...(typeof source.title === 'string' ? { title: source.title } : {}),
+    disabled: source.disabled === true,
+    parameters,
+  }
+  const variantsJson = JSON.stringify(definitions)
   return {
+    explainHead: `${JSON.stringify(constant).slice(0, -1)},"constraints":[`,
+    explainVariantResults: definitions.map((d) => {
+      const variant = d.payload === undefined ? { name: d.name, enabled: true } : { name: d.name, enabled: true, payload: d.payload }
+      return `{"evaluationStatus":"complete","enabled":true,"variant":${JSON.stringify(variant)},"variants":${variantsJson}}`
+    }),
+    variantsJson,
+    linkId: encodeURIComponent(source.id ?? ''),
     source,
     parameters,
     isDisabled: source.disabled === true,
@@ -132,19 +176,33 @@ export const compileFeature = (
   const definitions = Array.isArray(source.variants) ? source.variants : []
   const variants =
     definitions.length > 0 ? compileVariants(definitions, source.name, definitions[0].stickiness ?? undefined, env.random) : undefined
+  const onWithoutVariant = frozenResult(true, disabledVariant(true), impressionData)
+  const variantResults = definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData))
+  const off = frozenResult(false, disabledVariant(false), impressionData)
+  const toggleJson = new Map<EvalResult, string>()
+  const variantJson = new Map<EvalResult, string>([[off, JSON.stringify(off.variant)]])
+  for (const result of [onWithoutVariant, ...variantResults, ...strategies.flatMap((s) => s.variantResults)]) {
+    toggleJson.set(result, JSON.stringify({ name: source.name, enabled: true, variant: result.variant, impressionData }))
+    variantJson.set(result, JSON.stringify(result.variant))
+  }
+  const projectId = source.project ?? 'default'
   return {
     source,
     name: source.name,
-    projectId: source.project ?? 'default',
+    projectId,
     isEnabledInEnvironment: !!source.enabled,
     hasStrategyList: Array.isArray(source.strategies),
     strategies,
     activeStrategies: strategies.filter((s) => !s.isDisabled),
     variants,
-    variantResults: definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData)),
+    variantResults,
     dependencies: source.dependencies ?? [],
     segmentIds: [...new Set(strategies.flatMap((s) => s.segments.map((ref) => ref.id)))],
-    off: frozenResult(false, disabledVariant(false), impressionData),
-    onWithoutVariant: frozenResult(true, disabledVariant(true), impressionData),
+    off,
+    onWithoutVariant,
+    toggleJson,
+    explainHead: `{"name":${JSON.stringify(source.name)},"projectId":${JSON.stringify(projectId)},"strategies":{"result":`,
+    variantJson,
+    variantsJson: JSON.stringify(definitions),
   }
 }

@@ -1,6 +1,7 @@
 import os from 'node:os'
 import { compileFeature, compileSegment, type CompiledFeature, type CompiledSegment } from './compile.js'
-import { explainFeature } from './explain.js'
+import { explainFeatureJson } from './explain.js'
+import { clockWatch } from './operators.js'
 import type { StrategyEnvironment } from './strategies.js'
 import type { EvalContext, EvalDependency, EvalFeature, EvalResult, EvalSegment, PlaygroundFeature } from './types.js'
 import { disabledVariant } from './variants.js'
@@ -59,11 +60,54 @@ export class Evaluator {
   #features: Map<string, CompiledFeature> = new Map()
   #segments: Map<number, CompiledSegment> = new Map()
   #featuresBySegment: Map<number, Set<string>> = new Map()
+  // #features by name (code-unit order), rebuilt on first use after a change.
+  #sorted: CompiledFeature[] | undefined
+  #randomReads = 0
   readonly #env: StrategyEnvironment
 
   constructor(options: { hostname?: string; random?: () => number } = {}) {
     const hostname = options.hostname ?? (process.env.HOSTNAME || os.hostname() || 'undefined')
-    this.#env = { hostname: hostname.toLowerCase(), random: options.random ?? Math.random }
+    const random = options.random ?? Math.random
+    this.#env = {
+      hostname: hostname.toLowerCase(),
+      random: () => {
+        this.#randomReads++
+        return random()
+      },
+    }
+  }
+
+  // Runs `evaluate` (calls of this evaluator) and tells whether it drew a random number, and until when the
+  // clock readings it made (DATE_* constraints without currentTime) give the same results (Infinity: for
+  // good). An answer that drew nothing depends, until then, on its context and the flags alone.
+  observe<T>(evaluate: () => T): { value: T; random: boolean; steadyUntil: number } {
+    const randomBefore = this.#randomReads
+    const outer = clockWatch.steadyUntil()
+    clockWatch.restart()
+    let steadyUntil = Number.POSITIVE_INFINITY
+    try {
+      const value = evaluate()
+      steadyUntil = clockWatch.steadyUntil()
+      return { value, random: this.#randomReads !== randomBefore, steadyUntil }
+    } finally {
+      clockWatch.restart(Math.min(outer, steadyUntil))
+    }
+  }
+
+  // The frontend API's `toggles` array (SEMANTICS 5.8): each enabled flag of a project in scope, by name,
+  // joined from the JSON compiled with the flag: evaluation only picks the fragments.
+  enabledTogglesJson(context: EvalContext, inScope: (project: string) => boolean): string {
+    const sorted = this.#sortedFeatures()
+    let json = '['
+    for (let i = 0; i < sorted.length; i++) {
+      const feature = sorted[i]
+      if (!inScope(feature.projectId)) continue
+      const result = evaluateFeature(feature, context, this.#features)
+      if (!result.enabled) continue
+      if (json.length > 1) json += ','
+      json += feature.toggleJson.get(result)!
+    }
+    return json + ']'
   }
 
   replaceAll(features: EvalFeature[], segments: EvalSegment[]): void {
@@ -80,6 +124,7 @@ export class Evaluator {
     this.#segments = segmentsById
     this.#features = compiled
     this.#featuresBySegment = featuresBySegment
+    this.#sorted = undefined
   }
 
   upsertFeature(feature: EvalFeature): void {
@@ -88,6 +133,7 @@ export class Evaluator {
     const next = compileFeature(feature, this.#segments, this.#env)
     this.#features.set(feature.name, next)
     index(this.#featuresBySegment, next)
+    this.#sorted = undefined
   }
 
   removeFeature(name: string): void {
@@ -95,6 +141,7 @@ export class Evaluator {
     if (previous === undefined) return
     unindex(this.#featuresBySegment, previous)
     this.#features.delete(name)
+    this.#sorted = undefined
   }
 
   setSegments(segments: EvalSegment[]): void {
@@ -117,6 +164,7 @@ export class Evaluator {
       const feature = this.#features.get(name)
       if (feature !== undefined) this.#features.set(name, compileFeature(feature.source, next, this.#env))
     }
+    if (stale.size > 0) this.#sorted = undefined
   }
 
   has(name: string): boolean {
@@ -132,12 +180,37 @@ export class Evaluator {
     return feature === undefined ? absent : evaluateFeature(feature, context, this.#features)
   }
 
+  // The playground's explanation of one flag, as an object (links.edit left '').
   explain(name: string, context: EvalContext): PlaygroundFeature | undefined {
+    const json = this.explainJson(name, context, undefined)
+    return json === undefined ? undefined : (JSON.parse(json) as PlaygroundFeature)
+  }
+
+  // The same as JSON text; each strategy's links.edit is `editLinkPrefix` + its URL-encoded id.
+  explainJson(name: string, context: EvalContext, editLinkPrefix: string | undefined): string | undefined {
     const feature = this.#features.get(name)
-    if (feature === undefined) return undefined
+    return feature === undefined ? undefined : this.#explain(feature, context, editLinkPrefix)
+  }
+
+  // The playground's `features` array: every flag of a project in scope, by name.
+  explainAllJson(context: EvalContext, inScope: (project: string) => boolean, editLinkPrefix: (project: string, name: string) => string): string {
+    let json = '['
+    for (const feature of this.#sortedFeatures()) {
+      if (!inScope(feature.projectId)) continue
+      if (json.length > 1) json += ','
+      json += this.#explain(feature, context, editLinkPrefix(feature.projectId, feature.name))
+    }
+    return json + ']'
+  }
+
+  #explain(feature: CompiledFeature, context: EvalContext, editLinkPrefix: string | undefined): string {
     const hasUnsatisfiedDependency =
       feature.dependencies.length > 0 && !areDependenciesSatisfied(feature, context, this.#features)
-    return explainFeature(feature, context, hasUnsatisfiedDependency)
+    return explainFeatureJson(feature, context, hasUnsatisfiedDependency, editLinkPrefix)
+  }
+
+  #sortedFeatures(): CompiledFeature[] {
+    return (this.#sorted ??= [...this.#features.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)))
   }
 }
 

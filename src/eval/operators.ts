@@ -26,10 +26,24 @@ export const contextLookup = (field: string): ContextLookup => {
   return (ctx) => stringOf(ctx[field] ?? ctx.properties?.[field])
 }
 
+// The clock can only change a DATE_* result when it reaches the constraint's date. Evaluations without a
+// currentTime lower this to the nearest such date still ahead: until then, whatever they answered holds.
+let clockSteadyUntil = Number.POSITIVE_INFINITY
+export const clockWatch = {
+  steadyUntil: (): number => clockSteadyUntil,
+  restart: (from = Number.POSITIVE_INFINITY): void => {
+    clockSteadyUntil = from
+  },
+}
+
 // DATE_* compare context.currentTime whatever the contextName says (SDK).
-const currentTimeOf = (ctx: EvalContext): number => {
+const currentTimeOf = (ctx: EvalContext, target: number): number => {
   const t = ctx.currentTime
-  if (!t) return Date.now()
+  if (!t) {
+    const now = Date.now()
+    if (target >= now && target < clockSteadyUntil) clockSteadyUntil = target
+    return now
+  }
   return t instanceof Date ? t.getTime() : new Date(t as string).getTime()
 }
 
@@ -90,7 +104,7 @@ const numberTest = (lookup: ContextLookup, compare: Comparison, value: unknown):
 const dateTest = (operator: string, value: unknown): ContextTest => {
   const target = new Date(value as string).getTime()
   if (Number.isNaN(target)) return never
-  return operator === 'DATE_AFTER' ? (ctx) => currentTimeOf(ctx) > target : (ctx) => currentTimeOf(ctx) < target
+  return operator === 'DATE_AFTER' ? (ctx) => currentTimeOf(ctx, target) > target : (ctx) => currentTimeOf(ctx, target) < target
 }
 
 const semverOrders: Record<string, (order: number) => boolean> = {

@@ -4,7 +4,7 @@ import { DomainError, badData } from '../domain/errors.js'
 import { authenticate, authorize } from './auth.js'
 import { errorReply, statusLine, unexpectedErrorReply } from './errors.js'
 import { Router } from './router.js'
-import type { Authenticator, Method, Reply, Request, Route } from './types.js'
+import type { Authenticator, Method, Principal, Reply, Request, Route } from './types.js'
 
 export interface HttpOptions {
   host: string
@@ -75,6 +75,59 @@ const contentTypeError = (contentType: string | undefined) =>
     `We do not accept the content-type you provided (${contentType ? contentType.slice(0, 100) : "you didn't provide one"}). Try using one of the content-types we do accept instead (application/json) and make sure the body is in the corresponding format.`,
   )
 
+// Shared by every request without a query string, so it refuses to change.
+class NoQuery extends URLSearchParams {
+  override append(): never {
+    throw new Error('a request query is read-only')
+  }
+  override set(): never {
+    throw new Error('a request query is read-only')
+  }
+  override delete(): never {
+    throw new Error('a request query is read-only')
+  }
+  override sort(): never {
+    throw new Error('a request query is read-only')
+  }
+}
+const noQuery = new NoQuery()
+
+// The state of every request answered within its uWS callback: never aborted by then.
+const answeredNow: { readonly aborted: boolean } = Object.freeze({ aborted: false })
+
+// One per request, with its getters and authorize() on the prototype: a request allocates no closures,
+// parses its query string only when a route reads it and its address only when a route asks for it.
+class HttpRequest implements Request {
+  body: unknown = undefined
+  #query: URLSearchParams | undefined
+  #remoteAddress: string | undefined
+
+  constructor(
+    readonly method: Method,
+    readonly path: string,
+    readonly params: Record<string, string>,
+    readonly headers: Record<string, string>,
+    readonly principal: Principal | undefined,
+    private readonly rawQuery: string,
+    private readonly res: uWS.HttpResponse,
+    // Replaced by the request's own once it is answered later than in the uWS callback.
+    public state: { aborted: boolean },
+  ) {}
+
+  get query(): URLSearchParams {
+    return (this.#query ??= this.rawQuery === '' ? noQuery : new URLSearchParams(this.rawQuery))
+  }
+
+  // An aborted response may no longer be read; nothing is sent to its caller anyway.
+  get remoteAddress(): string {
+    return (this.#remoteAddress ??= this.state.aborted ? '' : Buffer.from(this.res.getRemoteAddressAsText()).toString())
+  }
+
+  authorize(permission: string | string[], project?: string, environment?: string): void {
+    authorize(this.principal, permission, project, environment)
+  }
+}
+
 export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   if (!isNativeUws() && !options.allowFallback) {
     return Promise.reject(
@@ -88,15 +141,16 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   const send = (res: uWS.HttpResponse, state: { aborted: boolean }, reply: Reply, extraHeaders: Record<string, string> | undefined, closeConnection = false) => {
     if (state.aborted) return
     const body = reply.body
-    const payload =
-      body === undefined ? '' : Buffer.isBuffer(body) || typeof body === 'string' ? body : JSON.stringify(body)
+    const serialised = body !== undefined && !Buffer.isBuffer(body) && typeof body !== 'string'
+    const payload = body === undefined ? '' : serialised ? JSON.stringify(body) : (body as Buffer | string)
+    // Headers are written from both objects in turn (the reply's win), without merging them per response.
+    const own = reply.headers
+    const json = serialised && !own?.['content-type'] && !extraHeaders?.['content-type']
     res.cork(() => {
       res.writeStatus(statusLine(reply.status))
-      const headers = { ...extraHeaders, ...reply.headers }
-      if (body !== undefined && !Buffer.isBuffer(body) && typeof body !== 'string' && !headers['content-type']) {
-        headers['content-type'] = 'application/json; charset=utf-8'
-      }
-      for (const name in headers) res.writeHeader(name, headers[name])
+      if (extraHeaders !== undefined) for (const name in extraHeaders) if (own?.[name] === undefined) res.writeHeader(name, extraHeaders[name])
+      if (own !== undefined) for (const name in own) res.writeHeader(name, own[name])
+      if (json) res.writeHeader('content-type', 'application/json; charset=utf-8')
       if (reply.status === 304 || reply.status === 204) res.endWithoutBody(0, closeConnection)
       else res.end(payload, closeConnection)
     })
@@ -129,10 +183,19 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   }
 
   app.any('/*', (res, req) => {
-    const state = { aborted: false }
-    res.onAborted(() => {
-      state.aborted = true
-    })
+    // A reply sent before this callback returns cannot meet an aborted connection: only a request
+    // answered later gets its own state and an onAborted handler (uWS requires one for those).
+    let state = answeredNow
+    const answerLater = () => {
+      if (state === answeredNow) {
+        const own = { aborted: false }
+        res.onAborted(() => {
+          own.aborted = true
+        })
+        state = own
+      }
+      return state
+    }
     const verb = req.getMethod().toUpperCase()
     const path = req.getUrl()
     const headers: Record<string, string> = {}
@@ -140,7 +203,6 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       headers[name] = value
     })
     const rawQuery = req.getQuery() ?? ''
-    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
     const origin = headers.origin
     let cors: Record<string, string> | undefined
 
@@ -174,29 +236,20 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       const principal = authenticate(route.access, headers, authenticator)
       // Unleash checks permissions before it looks at the body.
       if (route.permission) authorize(principal, route.permission, match.params.projectId, match.params.environment)
-      let query: URLSearchParams | undefined
-      const request: Request = {
-        method,
-        path,
-        params: match.params,
-        // Parsed on first use: most SDK polls carry no query at all.
-        get query() {
-          return (query ??= new URLSearchParams(rawQuery))
-        },
-        headers,
-        body: undefined,
-        remoteAddress,
-        principal,
-        authorize: (permission, project, environment) => authorize(principal, permission, project, environment),
-      }
+      const request = new HttpRequest(method, path, match.params, headers, principal, rawQuery, res, state)
       if (!route.body) {
         // Most reads answer synchronously, inside this uWS callback, with no promise in between.
         const reply = route.handler(request)
-        if (reply instanceof Promise) reply.then((r) => send(res, state, r, cors), (e) => sendError(res, state, e, cors))
-        else send(res, state, reply, cors)
+        if (reply instanceof Promise) {
+          const later = (request.state = answerLater())
+          reply.then((r) => send(res, later, r, cors), (e) => sendError(res, later, e, cors))
+        } else send(res, state, reply, cors)
         return
       }
-      void handle(res, state, request, route, cors)
+      // The address is read from the connection, which an awaited body may outlive.
+      void request.remoteAddress
+      request.state = answerLater()
+      void handle(res, request.state, request, route, cors)
     } catch (error) {
       // A refused browser request still needs CORS headers, or the page sees a CORS failure, not the 401.
       sendError(res, state, error, cors)

@@ -38,6 +38,11 @@ export class Evaluators {
 
   constructor(private readonly source: EvaluatorsSource) {}
 
+  // Moves whenever anything an evaluation reads may have changed.
+  revision(): number {
+    return this.source.revision()
+  }
+
   for(environment: string): Evaluator {
     let synced = this.byEnvironment.get(environment)
     if (!synced) {

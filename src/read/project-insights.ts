@@ -59,6 +59,13 @@ const countBetween = (list: number[], from: number, to: number) => countFrom(lis
 
 const emptyFacts = (): ProjectFacts => ({ activityMs: [], membersAddedMs: [], features: new Map() })
 
+// What a snapshot keeps: a copy taken when it is made (the model goes on changing while the snapshot is written),
+// with the time lists as Float64Array so a million events pack and unpack as one block each.
+export interface ProjectInsightsSnapshot {
+  environmentTypes: [string, string][]
+  projects: [string, { activityMs: Float64Array; membersAddedMs: Float64Array; features: [string, FeatureFacts][] }][]
+}
+
 // Members an access event adds: user ids newly given a role in the project.
 const membersAddedBy = (event: EventDraft): number => {
   switch (event.type) {
@@ -84,6 +91,34 @@ export class ProjectInsights {
   private readonly projects = new Map<string, ProjectFacts>()
 
   constructor(private readonly clock: () => Date) {}
+
+  snapshot(): ProjectInsightsSnapshot {
+    return {
+      environmentTypes: [...this.environmentTypes],
+      projects: [...this.projects].map(([id, facts]) => [
+        id,
+        {
+          activityMs: Float64Array.from(facts.activityMs),
+          membersAddedMs: Float64Array.from(facts.membersAddedMs),
+          features: [...facts.features].map(([name, feature]) => [name, { ...feature }]),
+        },
+      ]),
+    }
+  }
+
+  // Replaces everything with a snapshot's content; the events after it are then apply()ed.
+  restore(snapshot: ProjectInsightsSnapshot): void {
+    this.environmentTypes.clear()
+    this.projects.clear()
+    for (const [name, type] of snapshot.environmentTypes) this.environmentTypes.set(name, type)
+    for (const [id, facts] of snapshot.projects) {
+      this.projects.set(id, {
+        activityMs: Array.from(facts.activityMs),
+        membersAddedMs: Array.from(facts.membersAddedMs),
+        features: new Map(facts.features.map(([name, feature]) => [name, { ...feature }])),
+      })
+    }
+  }
 
   apply(events: Iterable<EventDraft>): void {
     for (const event of events) this.applyOne(event)

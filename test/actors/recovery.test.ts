@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import t from 'tap'
 import { indexKeysOf } from '../../src/actors/dispatch.js'
-import { recover, snapshotEntries, snapshotFormat, type Recovered } from '../../src/actors/recovery.js'
+import { recover, snapshotEntries, snapshotFormat, type Recovered, type ReplayedReadModel } from '../../src/actors/recovery.js'
 import type { EventDraft, EventRecord } from '../../src/domain/events.js'
 import { decideInstance, evolveInstance, type InstanceCommand } from '../../src/domain/instance.js'
 import { emptyInstance, type InstanceState } from '../../src/domain/instance-state.js'
@@ -98,7 +98,23 @@ t.test('recovery from the log alone equals recovery from snapshot + tail', async
   t.equal(atSnapshot.fromSnapshot, false)
   t.equal(atSnapshot.replayed, head)
   t.same(actual(atSnapshot), live.expected(), 'the log alone gives the live state')
-  await withSnapshot.saveSnapshots(snapshotFormat, snapshotEntries(atSnapshot.instance, atSnapshot.projects, atSnapshot.changeRequests, withSnapshot.lastId))
+  const readModel = { seen: head, times: Float64Array.from([1, 2, 3]) }
+  const counts = (): ReplayedReadModel & { restored: unknown; applied: number } => ({
+    key: 'counts',
+    restored: undefined,
+    applied: 0,
+    restore(state) {
+      this.restored = state
+    },
+    apply() {
+      this.applied++
+    },
+    snapshot: () => readModel,
+  })
+  await withSnapshot.saveSnapshots(
+    snapshotFormat,
+    snapshotEntries(atSnapshot.instance, atSnapshot.projects, atSnapshot.changeRequests, withSnapshot.lastId, [counts()]),
+  )
 
   secondHalf(live)
   const tail = await live.commit(withSnapshot)
@@ -112,9 +128,12 @@ t.test('recovery from the log alone equals recovery from snapshot + tail', async
   await logOnly.close()
 
   const reopened = EventLog.open(join(dir, 'snapshot'))
-  const fromSnapshot = recover(reopened)
+  const restoredCounts = counts()
+  const fromSnapshot = recover(reopened, [restoredCounts])
   t.equal(fromSnapshot.fromSnapshot, true)
   t.equal(fromSnapshot.replayed, tail, 'only the tail is replayed')
+  t.same(restoredCounts.restored, { seen: head, times: Float64Array.from([1, 2, 3]) }, 'a read model gets its own entry back')
+  t.equal(restoredCounts.applied, tail, 'and then the records after the snapshot')
   t.equal(fromSnapshot.lastId, head + tail)
 
   const plain = EventLog.open(join(dir, 'log-only'))

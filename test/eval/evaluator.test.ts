@@ -181,3 +181,56 @@ t.test('dependencies: missing parents, parents with parents, cycles and variants
   t.equal(on('off-with-deps'), false)
   t.same(evaluator.evaluate('orphan', {}).variant, { name: 'disabled', enabled: false, feature_enabled: false, featureEnabled: false })
 })
+
+t.test('enabledTogglesJson joins the compiled toggle JSON of the enabled flags in scope, by name', async (t) => {
+  const evaluator = new Evaluator()
+  evaluator.replaceAll(
+    [
+      { name: 'zeta', project: 'p', enabled: true, strategies: [], impressionData: true },
+      { name: 'alpha', project: 'p', enabled: true, strategies: [], variants: [{ name: 'v', weight: 1, payload: { type: 'string', value: 'x' } }] },
+      { name: 'mid', project: 'p', enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'userId', operator: 'IN', values: ['u1'] }] }] },
+      { name: 'other', project: 'q', enabled: true, strategies: [] },
+      { name: 'off', project: 'p', enabled: false, strategies: [] },
+    ],
+    [],
+  )
+  const toggles = (userId: string, projects: string[]) => JSON.parse(evaluator.enabledTogglesJson({ userId }, (p) => projects.includes(p)))
+  t.same(toggles('u1', ['p']), [
+    { name: 'alpha', enabled: true, variant: { name: 'v', enabled: true, payload: { type: 'string', value: 'x' }, feature_enabled: true, featureEnabled: true }, impressionData: false },
+    { name: 'mid', enabled: true, variant: { name: 'disabled', enabled: false, feature_enabled: true, featureEnabled: true }, impressionData: false },
+    { name: 'zeta', enabled: true, variant: { name: 'disabled', enabled: false, feature_enabled: true, featureEnabled: true }, impressionData: true },
+  ])
+  t.same(toggles('u2', ['p', 'q']).map((x: { name: string }) => x.name), ['alpha', 'other', 'zeta'])
+  evaluator.upsertFeature({ name: 'beta', project: 'q', enabled: true, strategies: [] })
+  t.same(toggles('u2', ['q']).map((x: { name: string }) => x.name), ['beta', 'other'], 'a new flag takes its place in the order')
+  evaluator.removeFeature('other')
+  t.equal(evaluator.enabledTogglesJson({}, () => false), '[]')
+  t.same(toggles('u2', ['q']).map((x: { name: string }) => x.name), ['beta'])
+})
+
+t.test('observe tells whether evaluations drew a random number and until when their clock readings hold', async (t) => {
+  const realNow = Date.now
+  t.teardown(() => {
+    Date.now = realNow
+  })
+  Date.now = () => Date.parse('2024-05-01T00:00:00.000Z')
+  const evaluator = new Evaluator({ random: () => 0.5 })
+  evaluator.replaceAll(
+    [
+      { name: 'plain', enabled: true, strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'g' } }] },
+      { name: 'past', enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2020-01-01T00:00:00.000Z' }] }] },
+      { name: 'soon', enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_BEFORE', value: '2024-06-01T00:00:00.000Z' }] }] },
+      { name: 'later', enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2025-01-01T00:00:00.000Z' }] }] },
+    ],
+    [],
+  )
+  const steady = { value: true, random: false, steadyUntil: Infinity }
+  const sticky = evaluator.observe(() => evaluator.evaluate('plain', { userId: 'u' }).enabled)
+  t.same([sticky.random, sticky.steadyUntil], [false, Infinity], 'a sticky rollout with a userId')
+  t.same(evaluator.observe(() => evaluator.evaluate('soon', { currentTime: '2024-01-01T00:00:00.000Z' }).enabled), steady, 'currentTime given: no clock')
+  t.same(evaluator.observe(() => evaluator.evaluate('past', {}).enabled), steady, 'a date already passed cannot change the answer')
+  t.same(evaluator.observe(() => evaluator.evaluate('plain', {}).enabled).random, true, 'no userId or sessionId: a random draw')
+  const both = evaluator.observe(() => [evaluator.evaluate('later', {}).enabled, evaluator.evaluate('soon', {}).enabled])
+  t.same(both, { value: [false, true], random: false, steadyUntil: Date.parse('2024-06-01T00:00:00.000Z') }, 'the nearest date ahead')
+  t.same(evaluator.observe(() => evaluator.evaluate('later', {}).enabled).steadyUntil, Date.parse('2025-01-01T00:00:00.000Z'), 'each observation starts afresh')
+})

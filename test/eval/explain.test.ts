@@ -174,3 +174,45 @@ t.test('explain agrees with evaluate on every client-specification case', async 
   }
   t.same(disagreements, [], `${compared} explanations agree with evaluate`)
 })
+
+t.test('explainJson writes the explanation from compiled fragments: the same as the object, with the edit links', async (t) => {
+  const evaluator = explainer()
+  const ctx: EvalContext = { userId: 'u1', appName: 'web', properties: { plan: 'beta', country: 'no' } }
+  const json = evaluator.explainJson('checkout', ctx, '/edit?strategyId=')!
+  const parsed = JSON.parse(json)
+  t.same(
+    parsed.strategies.data.map((s: { links: { edit: string } }) => s.links.edit),
+    ['/edit?strategyId=s1', '/edit?strategyId=s2', '/edit?strategyId=s3', '/edit?strategyId=s4'],
+  )
+  const object = evaluator.explain('checkout', ctx)!
+  for (const s of object.strategies.data) s.links = { edit: `/edit?strategyId=${s.id}` }
+  t.equal(json, JSON.stringify(object), 'byte for byte what JSON.stringify of the object gives')
+  t.same(parsed.strategies.data[2].constraints, [
+    { contextName: 'userId', operator: 'NOT_IN', values: ['blocked'], result: true },
+    { contextName: 'appName', operator: 'IN', values: ['web'], result: true },
+  ])
+  t.same(parsed.strategies.data[2].result, {
+    evaluationStatus: 'complete',
+    enabled: true,
+    variant: { name: 'blue', enabled: true, payload: { type: 'string', value: 'b' } },
+    variants: [{ name: 'blue', weight: 1000, stickiness: 'default', payload: { type: 'string', value: 'b' } }],
+  })
+  t.equal(evaluator.explainJson('nope', ctx, ''), undefined)
+})
+
+t.test('explainAllJson lists the flags of the projects in scope by name', async (t) => {
+  const evaluator = new Evaluator()
+  evaluator.replaceAll(
+    [
+      { name: 'b', project: 'p', enabled: true, strategies: [{ id: 'x y', name: 'default' }] },
+      { name: 'a', project: 'p', enabled: false, strategies: [] },
+      { name: 'c', project: 'q', enabled: true, strategies: [] },
+    ],
+    [],
+  )
+  const all = JSON.parse(evaluator.explainAllJson({}, (p) => p === 'p', (project, name) => `/${project}/${name}?id=`))
+  t.same(all.map((f: { name: string }) => f.name), ['a', 'b'])
+  t.equal(all[1].strategies.data[0].links.edit, '/p/b?id=x%20y', 'the strategy id URL-encoded')
+  t.equal(all[0].isEnabled, false)
+  t.equal(evaluator.explainAllJson({}, () => false, () => ''), '[]')
+})

@@ -160,6 +160,7 @@ export const grantProjectRoles = async (server: ServerRef, project: string, role
 export interface ListedEvent {
   id: number
   type: string
+  createdAt: string
   createdBy: string
   createdByUserId: number | null
   project: string | null

@@ -150,3 +150,16 @@ t.test('ETag and If-None-Match', async (t) => {
   t.ok(names(changed).includes('fe-late'))
   t.not(changed.headers.get('etag'), etag)
 })
+
+t.test('a repeated context is answered again after a flag changes, and a change of context is a new answer', async (t) => {
+  const post = (context: Record<string, string>) => request(server, { method: 'POST', path: '/api/frontend', token: scoped, body: { context } })
+  const first = await post({ userId: 'carol', sessionId: 's-1' })
+  const again = await post({ userId: 'carol', sessionId: 's-1' })
+  t.same(names(again), names(first))
+  t.equal(again.headers.get('etag'), first.headers.get('etag'))
+  t.notOk(names(first).includes('fe-after-cache'))
+  await createEnabledFeature(server, P, 'fe-after-cache')
+  t.ok(names(await post({ userId: 'carol', sessionId: 's-1' })).includes('fe-after-cache'), 'the new flag is in the next answer')
+  t.ok(names(await post({ userId: 'alice', sessionId: 's-1' })).includes('fe-user'), 'another userId, another answer')
+  t.notOk(names(await post({ userId: 'carol', sessionId: 's-1' })).includes('fe-user'))
+})

@@ -1,6 +1,10 @@
+import { join } from 'node:path'
 import t from 'tap'
-import type { EventDraft, EventType } from '../../src/domain/events.js'
-import { ProjectInsights } from '../../src/read/project-insights.js'
+import { snapshotEntries, snapshotFormat } from '../../src/actors/recovery.js'
+import { emptyInstance } from '../../src/domain/instance-state.js'
+import type { EventDraft, EventRecord, EventType } from '../../src/domain/events.js'
+import { ProjectInsights, type ProjectInsightsSnapshot } from '../../src/read/project-insights.js'
+import { EventLog } from '../../src/store/log.js'
 
 const ev = (type: EventType, at: string, fields: Partial<EventDraft> = {}): EventDraft => ({
   type,
@@ -102,4 +106,35 @@ t.test('the windows move with the clock', async (t) => {
   t.equal(stats.createdCurrentWindow, 0)
   t.equal(stats.createdPastWindow, 3, 'c, d and x moved to the past window')
   t.equal(stats.archivedPastWindow, 1)
+})
+
+t.test('a snapshot written through the log, restored and followed by the tail gives the stats of the whole history', async (t) => {
+  const events = history()
+  const whole = new ProjectInsights(() => now)
+  whole.apply(events)
+
+  const dir = t.testdir()
+  const log = EventLog.open(join(dir, 'data'))
+  for (const event of events) await log.append<EventRecord>([event]).committed
+  const atSnapshot = new ProjectInsights(() => now)
+  atSnapshot.apply(events.slice(0, 12))
+  await log.saveSnapshots(snapshotFormat, snapshotEntries(emptyInstance(), new Map(), new Map(), 12, [{ key: 'insights', restore: () => undefined, apply: () => undefined, snapshot: () => atSnapshot.snapshot() }]))
+  // Changes after the snapshot was taken must not reach it.
+  atSnapshot.apply(events.slice(12))
+  await log.close()
+
+  const reopened = EventLog.open(join(dir, 'data'))
+  // (These events are not a project's whole history, so recover() is not run over them: recovery.test.ts
+  // checks that it hands read models their entries.)
+  const entry = reopened.loadSnapshots(snapshotFormat)?.find((e) => e.key === 'read:insights')
+  t.equal(entry?.lastId, 12)
+  const restored = new ProjectInsights(() => now)
+  restored.restore(entry?.state as ProjectInsightsSnapshot)
+  const tail = [...reopened.from(13)] as EventRecord[]
+  t.equal(tail.length, events.length - 12, 'only the tail is read')
+  restored.apply(tail)
+  await reopened.close()
+  t.same(restored.stats('p'), whole.stats('p'))
+  t.same(restored.stats('p').projectActivityCurrentWindow, 8)
+  t.same(restored.stats('other'), whole.stats('other'))
 })

@@ -1,0 +1,592 @@
+// The benchmark harness: `npm run bench` (bench/README.md). Seeds the same realistic flags into the server
+// under test through its admin API (our server started from dist/, or any Unleash-API server given with
+// --target), measures each HTTP case beside a bare uWebSockets.js server answering with the very bytes the
+// server under test sent, interleaved in rounds, and the in-process evaluator beside unleash-client's.
+// Prints a table, and writes a JSON and a Markdown report with an SVG latency chart under bench/results/.
+import { spawn } from 'node:child_process'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { AdminApi, forEachLimited } from './lib/admin-api.js'
+import { startConstantServer, startFlagServer, tempDir, type ChildServer, type ConstantRoute } from './lib/child-server.js'
+import { fixed, formatTable, ratio, thousands } from './lib/format-table.js'
+import { LatencyHistogram } from './lib/latency-histogram.js'
+import { machineInfo, sampleProcess, describeMachine } from './lib/machine-info.js'
+import { rawGet } from './lib/raw-get.js'
+import { realisticFeatures, seedFeatures, type FeatureFixture } from './lib/realistic-features.js'
+import { runLoad, type RequestSpec } from './lib/run-load.js'
+
+const allCases = ['eval', 'client', 'client_gzip', 'client_304', 'frontend', 'playground', 'writes'] as const
+type CaseName = (typeof allCases)[number]
+
+const usage = `npm run bench -- [options]
+
+  --flags N              flags seeded (default 1000)
+  --connections N        keep-alive connections per HTTP case (default 16)
+  --duration SECONDS     measured time per run (default 5); each case runs --rounds times per server
+  --warmup SECONDS       unmeasured time before each run (default 1)
+  --rounds N             interleaved rounds per case and server (default 2)
+  --cases LIST           any of ${allCases.join(',')} (default: all)
+  --json FILE            also write the JSON report to FILE
+  --results-dir DIR      where the reports go (default bench/results)
+  --target URL           measure this Unleash-API server instead of starting ours; needs the three tokens:
+  --admin-token T        an admin token of the target (seeding, playground, writes)
+  --client-token T       a client (backend SDK) token for the development environment
+  --frontend-token T     a frontend token for the development environment
+`
+
+const fail = (message: string): never => {
+  console.error(`${message}\n\n${usage}`)
+  process.exit(2)
+}
+
+const { values: args } = parseArgs({
+  options: {
+    flags: { type: 'string' },
+    connections: { type: 'string' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    rounds: { type: 'string' },
+    cases: { type: 'string' },
+    json: { type: 'string' },
+    'results-dir': { type: 'string' },
+    target: { type: 'string' },
+    'admin-token': { type: 'string' },
+    'client-token': { type: 'string' },
+    'frontend-token': { type: 'string' },
+    help: { type: 'boolean' },
+  },
+  strict: true,
+})
+if (args.help) {
+  console.log(usage)
+  process.exit(0)
+}
+
+const positive = (name: string, raw: string | undefined, fallback: number, integer: boolean): number => {
+  if (raw === undefined) return fallback
+  const n = Number(raw)
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isSafeInteger(n))) fail(`--${name} must be a positive ${integer ? 'integer' : 'number'}, got "${raw}"`)
+  return n
+}
+
+const FLAGS = positive('flags', args.flags, 1000, true)
+const CONNECTIONS = positive('connections', args.connections, 16, true)
+const DURATION_MS = positive('duration', args.duration, 5, false) * 1000
+const WARMUP_MS = positive('warmup', args.warmup, 1, false) * 1000
+const ROUNDS = positive('rounds', args.rounds, 2, true)
+const cases = (args.cases ?? allCases.join(',')).split(',').map((c) => c.trim()).filter((c) => c !== '')
+for (const c of cases) if (!(allCases as readonly string[]).includes(c)) fail(`--cases: unknown case "${c}"`)
+const selected = allCases.filter((c) => cases.includes(c))
+if (selected.length === 0) fail('--cases names no case')
+const has = (c: CaseName) => selected.includes(c)
+
+let target: URL | undefined
+if (args.target !== undefined) {
+  try {
+    target = new URL(args.target)
+  } catch {
+    fail(`--target: "${args.target}" is not a URL`)
+  }
+  if (target!.protocol !== 'http:') fail('--target: only http:// URLs (the load generator speaks plain HTTP/1.1)')
+  for (const name of ['admin-token', 'client-token', 'frontend-token'] as const) if (!args[name]) fail(`--target needs --${name}`)
+}
+if (has('eval') && FLAGS % 100 !== 0) fail('--flags must be a multiple of 100 for the eval case')
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const repoRoot = path.resolve(here, '..', '..')
+const resultsDir = path.resolve(args['results-dir'] ?? path.join(repoRoot, 'bench', 'results'))
+const WORKERS = Math.max(1, Math.min(2, os.availableParallelism() - 1))
+
+// ---------------------------------------------------------------- progress
+
+const interactive = process.stderr.isTTY === true
+let lastProgress = ''
+const progress = (message: string) => {
+  if (interactive) process.stderr.write(`\r\x1b[2K${message}`)
+  else if (message !== lastProgress) process.stderr.write(`${message}\n`)
+  lastProgress = message
+}
+const endProgress = () => {
+  if (interactive && lastProgress) process.stderr.write('\r\x1b[2K')
+}
+
+// ---------------------------------------------------------------- servers
+
+interface Server {
+  label: string
+  host: string
+  port: number
+  // Prefix of every path (a target served under /unleash, say).
+  base: string
+  // Only for processes on this machine: CPU and RSS are sampled from /proc.
+  pid?: number
+  stop(): Promise<void>
+}
+
+const fromChild = (label: string, child: ChildServer): Server => ({ label, host: '127.0.0.1', port: child.port, base: '', pid: child.pid, stop: () => child.stop() })
+
+const adminToken = args['admin-token'] ?? `*:*.${randomBytes(16).toString('hex')}`
+const clientToken = args['client-token'] ?? `*:development.${randomBytes(16).toString('hex')}`
+const frontendToken = args['frontend-token'] ?? `*:development.${randomBytes(16).toString('hex')}`
+
+// What unleash-client 6.12 sends with its poll; minipass-fetch adds Accept-Encoding.
+const sdkHeaders: Record<string, string> = {
+  'User-Agent': 'bench-app',
+  'unleash-appname': 'bench-app',
+  'UNLEASH-INSTANCEID': 'bench-instance-1',
+  'Unleash-Client-Spec': '5.2.0',
+  'unleash-sdk': 'unleash-node-sdk:6.12.1',
+  'unleash-connection-id': randomUUID(),
+  'unleash-interval': '15000',
+  Accept: '*/*',
+  Authorization: clientToken,
+}
+const context = { appName: 'bench-app', userId: 'user-4242', sessionId: 'session-17', remoteAddress: '10.1.2.3', properties: { plan: 'pro', tenantId: 'tenant-7' } }
+
+interface HttpCase {
+  name: CaseName
+  title: string
+  request: RequestSpec
+  status: number
+  requestsFor?: (connection: number) => RequestSpec[]
+  // What the baseline serves for it (none for writes).
+  baseline?: ConstantRoute
+  bodyBytes?: number
+}
+
+const fetchBody = async (server: Server, request: RequestSpec, status: number) => {
+  const response = await fetch(`http://${server.host}:${server.port}${server.base}${request.path}`, { method: request.method, headers: request.headers, body: request.body })
+  const body = Buffer.from(await response.arrayBuffer())
+  if (response.status !== status) throw new Error(`${request.method} ${request.path}: expected ${status}, got ${response.status} ${body.toString().slice(0, 300)}`)
+  return { body, contentType: response.headers.get('content-type') ?? 'application/json' }
+}
+
+const buildCases = async (server: Server, features: FeatureFixture[]): Promise<HttpCase[]> => {
+  const out: HttpCase[] = []
+  const url = (p: string) => `http://${server.host}:${server.port}${server.base}${p}`
+  const clientPath = '/api/client/features'
+  if (has('client') || has('client_gzip') || has('client_304')) {
+    const plain = await rawGet(url('/api/client/features'), sdkHeaders)
+    if (plain.status !== 200) throw new Error(`GET /api/client/features: ${plain.status} ${plain.body.toString().slice(0, 300)}`)
+    const etag = String(plain.headers.etag ?? '')
+    const gzipHeaders = { ...sdkHeaders, 'Accept-Encoding': 'gzip,deflate' }
+    // Our server compresses large bodies off the main thread: the plain body is served until it is ready.
+    let gzipped = await rawGet(url('/api/client/features'), gzipHeaders)
+    for (let tries = 0; gzipped.headers['content-encoding'] !== 'gzip' && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      gzipped = await rawGet(url('/api/client/features'), gzipHeaders)
+    }
+    const headers: Record<string, string> = { 'content-type': String(plain.headers['content-type'] ?? 'application/json') }
+    if (etag) headers.etag = etag
+    const route: ConstantRoute = {
+      path: '/api/client/features',
+      headers,
+      body: plain.body,
+      gzipBody: gzipped.headers['content-encoding'] === 'gzip' ? gzipped.body : undefined,
+      etag: etag || undefined,
+    }
+    if (has('client')) out.push({ name: 'client', title: 'GET /api/client/features', request: { method: 'GET', path: clientPath, headers: sdkHeaders }, status: 200, baseline: route, bodyBytes: plain.body.length })
+    if (has('client_gzip')) {
+      out.push({ name: 'client_gzip', title: 'GET /api/client/features, gzip', request: { method: 'GET', path: clientPath, headers: gzipHeaders }, status: 200, baseline: route, bodyBytes: gzipped.body.length })
+    }
+    if (has('client_304')) {
+      if (!etag) throw new Error('the server sent no ETag: the client_304 case cannot run')
+      out.push({ name: 'client_304', title: 'GET /api/client/features, If-None-Match (304)', request: { method: 'GET', path: clientPath, headers: { ...gzipHeaders, 'If-None-Match': etag } }, status: 304, baseline: route, bodyBytes: 0 })
+    }
+  }
+  if (has('frontend')) {
+    const request = { method: 'POST', path: '/api/frontend', headers: { Authorization: frontendToken, 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ context }) }
+    const { body, contentType } = await fetchBody(server, request, 200)
+    out.push({ name: 'frontend', title: 'POST /api/frontend', request, status: 200, baseline: { method: 'POST', path: '/api/frontend', headers: { 'content-type': contentType }, body }, bodyBytes: body.length })
+  }
+  if (has('playground')) {
+    const request = {
+      method: 'POST',
+      path: '/api/admin/playground',
+      headers: { Authorization: adminToken, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ environment: 'development', projects: '*', context }),
+    }
+    const { body, contentType } = await fetchBody(server, request, 200)
+    out.push({ name: 'playground', title: 'POST /api/admin/playground', request, status: 200, baseline: { method: 'POST', path: '/api/admin/playground', headers: { 'content-type': contentType }, body }, bodyBytes: body.length })
+  }
+  if (has('writes')) {
+    // Each connection updates its own flag's description, alternating two texts so each write is a change.
+    const write = (feature: FeatureFixture, text: string): RequestSpec => ({
+      method: 'PUT',
+      path: `/api/admin/projects/default/features/${encodeURIComponent(feature.name)}`,
+      headers: { Authorization: adminToken, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ description: text, type: feature.type }),
+    })
+    const requestsFor = (connection: number) => {
+      const feature = features[connection % features.length]
+      return [write(feature, `bench write ${connection} a`), write(feature, `bench write ${connection} b`)]
+    }
+    out.push({ name: 'writes', title: 'PUT flag metadata (durable write)', request: requestsFor(0)[0], requestsFor, status: 200 })
+  }
+  return out
+}
+
+// ---------------------------------------------------------------- measuring
+
+interface Run {
+  requests: number
+  durationMs: number
+  latency: LatencyHistogram
+  cpuMs: number
+  rssBytes: number
+  bodyBytes: number
+  unexpected: Record<string, number>
+  errors: string[]
+}
+
+const newRun = (): Run => ({ requests: 0, durationMs: 0, latency: new LatencyHistogram(), cpuMs: 0, rssBytes: 0, bodyBytes: 0, unexpected: {}, errors: [] })
+
+const measure = async (server: Server, c: HttpCase, run: Run) => {
+  let cpuStart = 0
+  let cpuEnd = 0
+  const load = await runLoad({
+    host: server.host,
+    port: server.port,
+    allowRemote: target !== undefined,
+    method: c.request.method,
+    path: server.base + c.request.path,
+    headers: c.request.headers,
+    body: c.request.body,
+    requestsFor: c.requestsFor && ((connection) => c.requestsFor!(connection).map((r) => ({ ...r, path: server.base + r.path }))),
+    connections: CONNECTIONS,
+    workers: WORKERS,
+    warmupMs: WARMUP_MS,
+    durationMs: DURATION_MS,
+    onMeasureStart: () => (cpuStart = server.pid === undefined ? 0 : sampleProcess(server.pid).cpuMs),
+    onMeasureEnd: () => (cpuEnd = server.pid === undefined ? 0 : sampleProcess(server.pid).cpuMs),
+  })
+  run.requests += load.requests
+  run.durationMs += load.durationMs
+  run.latency.add(load.latency)
+  run.cpuMs += cpuEnd - cpuStart
+  run.bodyBytes += load.bodyBytesPerResponse * load.requests
+  if (server.pid !== undefined) run.rssBytes = Math.max(run.rssBytes, sampleProcess(server.pid).rssBytes)
+  for (const [status, n] of Object.entries(load.statuses)) if (Number(status) !== c.status) run.unexpected[status] = (run.unexpected[status] ?? 0) + n
+  for (const e of load.errors) if (!run.errors.includes(e)) run.errors.push(e)
+}
+
+export interface HttpResult {
+  case: CaseName
+  title: string
+  server: string
+  requests: number
+  requestsPerSecond: number
+  p50Ms: number
+  p99Ms: number
+  p999Ms: number
+  cpuMicrosPerRequest: number | null
+  rssMiB: number | null
+  bodyBytesPerResponse: number
+  unexpectedStatuses: Record<string, number>
+  errors: string[]
+}
+
+const summarise = (c: HttpCase, server: Server, run: Run): HttpResult => ({
+  case: c.name,
+  title: c.title,
+  server: server.label,
+  requests: run.requests,
+  requestsPerSecond: (run.requests * 1000) / Math.max(1, run.durationMs),
+  p50Ms: run.latency.percentileMs(0.5),
+  p99Ms: run.latency.percentileMs(0.99),
+  p999Ms: run.latency.percentileMs(0.999),
+  cpuMicrosPerRequest: server.pid === undefined ? null : (run.cpuMs * 1000) / Math.max(1, run.requests),
+  rssMiB: server.pid === undefined ? null : run.rssBytes / 2 ** 20,
+  bodyBytesPerResponse: run.requests > 0 ? run.bodyBytes / run.requests : 0,
+  unexpectedStatuses: run.unexpected,
+  errors: run.errors,
+})
+
+// The disk's own limit for durable writes: fdatasync of a small append, in the temp directory's filesystem.
+const measureFsync = () => {
+  const dir = tempDir('fsync-bench-')
+  const fd = openSync(path.join(dir, 'probe'), 'w')
+  const block = Buffer.alloc(4096, 1)
+  const times: number[] = []
+  try {
+    for (let i = 0; i < 200; i++) {
+      writeSync(fd, block)
+      const started = performance.now()
+      fdatasyncSync(fd)
+      times.push(performance.now() - started)
+    }
+  } finally {
+    closeSync(fd)
+    rmSync(dir, { recursive: true, force: true })
+  }
+  times.sort((a, b) => a - b)
+  const p50Ms = times[Math.floor(times.length / 2)]
+  return { fsyncP50Ms: p50Ms, fsyncP99Ms: times[Math.floor(times.length * 0.99)], writesPerSecondLimitAtTwo: 2 / (p50Ms / 1000) }
+}
+
+interface EvalEngine {
+  label: string
+  evaluationsPerSecond: number
+  mean: number
+  p50: number
+  p99: number
+  p999: number
+  enabled: number
+}
+
+const runEval = (): Promise<{ flags: number; evaluationsPerEngine: number; engines: EvalEngine[] }> =>
+  new Promise((resolve, reject) => {
+    const file = path.join(tempDir('eval-bench-'), 'eval.json')
+    const child = spawn(process.execPath, ['--expose-gc', path.join(here, 'eval.js')], {
+      env: { ...process.env, BENCH_FLAGS: String(FLAGS), BENCH_EVAL_JSON: file },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.once('exit', (code) => {
+      try {
+        if (code !== 0) throw new Error(`the eval case exited with ${code}:\n${output}`)
+        resolve(JSON.parse(readFileSync(file, 'utf8')))
+      } catch (error) {
+        reject(error)
+      } finally {
+        rmSync(path.dirname(file), { recursive: true, force: true })
+      }
+    })
+  })
+
+// ---------------------------------------------------------------- reports
+
+const chart = (results: HttpResult[]): string => {
+  const rows = results.filter((r) => Number.isFinite(r.p50Ms))
+  const labelWidth = 330
+  const plotWidth = 520
+  const rowHeight = 34
+  const top = 40
+  const height = top + rows.length * rowHeight + 40
+  const maxMs = Math.max(1, ...rows.map((r) => r.p999Ms))
+  const minMs = Math.min(0.1, ...rows.map((r) => r.p50Ms).filter((v) => v > 0))
+  const lo = Math.log10(minMs)
+  const hi = Math.log10(maxMs) + 0.05
+  const x = (ms: number) => labelWidth + ((Math.log10(Math.max(ms, minMs)) - lo) / (hi - lo)) * plotWidth
+  const colours = { p50: '#2f6fb0', p99: '#e08a1e', p999: '#c0392b' }
+  const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;')
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${labelWidth + plotWidth + 30}" height="${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="white"/>`,
+    `<text x="10" y="20" font-size="14" font-weight="bold">Latency per path and server (ms, log scale): p50, p99, p99.9</text>`,
+  ]
+  for (let decade = Math.floor(lo); decade <= Math.ceil(hi); decade++) {
+    const ms = 10 ** decade
+    if (ms < minMs || ms > 10 ** hi) continue
+    parts.push(`<line x1="${x(ms)}" y1="${top - 5}" x2="${x(ms)}" y2="${height - 30}" stroke="#ddd"/>`)
+    parts.push(`<text x="${x(ms)}" y="${height - 15}" text-anchor="middle">${ms >= 1 ? ms : ms.toFixed(-decade)}</text>`)
+  }
+  rows.forEach((r, i) => {
+    const y = top + i * rowHeight
+    parts.push(`<text x="${labelWidth - 8}" y="${y + 17}" text-anchor="end">${escape(`${r.case}: ${r.server}`)}</text>`)
+    const bars: [keyof typeof colours, number][] = [['p999', r.p999Ms], ['p99', r.p99Ms], ['p50', r.p50Ms]]
+    bars.forEach(([key, ms], j) => {
+      parts.push(`<rect x="${labelWidth}" y="${y + 4 + j * 9}" width="${Math.max(1, x(ms) - labelWidth).toFixed(1)}" height="8" fill="${colours[key]}"><title>${key} ${fixed(ms, 3)} ms</title></rect>`)
+    })
+  })
+  parts.push(
+    ...Object.entries(colours).map(
+      ([key, colour], i) => `<rect x="${labelWidth + plotWidth - 200 + i * 70}" y="8" width="10" height="10" fill="${colour}"/><text x="${labelWidth + plotWidth - 186 + i * 70}" y="17">${key === 'p999' ? 'p99.9' : key}</text>`,
+    ),
+  )
+  parts.push('</svg>')
+  return parts.join('\n')
+}
+
+const httpTable = (results: HttpResult[]) => {
+  const rows: string[][] = []
+  for (const name of selected) {
+    const forCase = results.filter((r) => r.case === name)
+    for (const r of forCase) {
+      rows.push([
+        `${r.case}: ${r.server}`,
+        thousands(r.requestsPerSecond),
+        fixed(r.p50Ms, 2),
+        fixed(r.p99Ms, 2),
+        fixed(r.p999Ms, 2),
+        r.cpuMicrosPerRequest === null ? '-' : fixed(r.cpuMicrosPerRequest, 1),
+        r.rssMiB === null ? '-' : fixed(r.rssMiB, 1),
+        thousands(r.bodyBytesPerResponse),
+        String(Object.values(r.unexpectedStatuses).reduce((a, b) => a + b, 0) + r.errors.length),
+      ])
+    }
+    if (forCase.length === 2) {
+      const [a, b] = forCase
+      rows.push([
+        `${name}: ${a.server}/${b.server}`,
+        ratio(a.requestsPerSecond, b.requestsPerSecond),
+        ratio(a.p50Ms, b.p50Ms),
+        ratio(a.p99Ms, b.p99Ms),
+        ratio(a.p999Ms, b.p999Ms),
+        a.cpuMicrosPerRequest !== null && b.cpuMicrosPerRequest !== null ? ratio(a.cpuMicrosPerRequest, b.cpuMicrosPerRequest) : '-',
+        '',
+        '',
+        '',
+      ])
+    }
+  }
+  return formatTable(['case: server', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'server CPU µs/req', 'RSS MiB', 'body B', 'unexpected'], rows)
+}
+
+const evalTable = (engines: EvalEngine[]) =>
+  formatTable(
+    ['engine', 'evaluations/s', 'ns/eval mean', 'p50 ns', 'p99 ns', 'p99.9 ns', 'enabled'],
+    engines.map((e) => [e.label, thousands(e.evaluationsPerSecond), fixed(e.mean, 0), fixed(e.p50, 0), fixed(e.p99, 0), fixed(e.p999, 0), thousands(e.enabled)]),
+  )
+
+// ---------------------------------------------------------------- main
+
+const main = async () => {
+  const started = new Date()
+  const machine = machineInfo()
+  const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { name: string; version: string }
+  const uwsVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', 'uWebSockets.js', 'package.json'), 'utf8')) as { version: string }).version
+  const sdkVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', 'unleash-client', 'package.json'), 'utf8')) as { version: string }).version
+  console.log(`${pkg.name} benchmark: ${selected.join(', ')}; ${FLAGS} flags, ${CONNECTIONS} connections, ${ROUNDS} x (${WARMUP_MS / 1000} s warm-up + ${DURATION_MS / 1000} s) per case and server`)
+  console.log(describeMachine(machine))
+  console.log(target ? `server under test: ${target.href}` : 'server under test: ours (dist/src/main.js), on a temporary data directory')
+
+  let evalResult: Awaited<ReturnType<typeof runEval>> | undefined
+  if (has('eval')) {
+    progress('eval: our evaluator beside unleash-client, in process ...')
+    evalResult = await runEval()
+  }
+
+  const servers: Server[] = []
+  const results: HttpResult[] = []
+  let disk: ReturnType<typeof measureFsync> | undefined
+  const features = realisticFeatures(FLAGS)
+  let targetVersion: string | undefined
+  const httpSelected = selected.filter((c) => c !== 'eval')
+  try {
+    if (httpSelected.length > 0) {
+      let subject: Server
+      if (target) {
+        subject = { label: 'target', host: target.hostname, port: Number(target.port || 80), base: target.pathname.replace(/\/$/, ''), stop: async () => {} }
+      } else {
+        progress('starting our server ...')
+        const profileDir = process.env.BENCH_PROFILE_DIR
+        subject = fromChild(
+          'ours',
+          await startFlagServer({
+            adminToken,
+            clientToken,
+            env: { INIT_FRONTEND_API_TOKENS: frontendToken },
+            ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] } : {}),
+          }),
+        )
+      }
+      servers.push(subject)
+      const baseUrl = `http://${subject.host}:${subject.port}${subject.base}`
+      const api = new AdminApi(baseUrl, adminToken)
+      targetVersion = await fetch(`${baseUrl}/api/admin/ui-config`, { headers: { Authorization: adminToken } })
+        .then(async (r) => (r.ok ? ((await r.json()) as { version?: string }).version : undefined))
+        .catch(() => undefined)
+      const existing = await fetch(`${baseUrl}/api/admin/projects/default/features/${encodeURIComponent(features[0].name)}`, { headers: { Authorization: adminToken } })
+      if (existing.status === 200) progress(`the flags are there already (${features[0].name}): not seeding again`)
+      else {
+        let seeded = 0
+        progress(`seeding ${FLAGS} flags through the admin API ...`)
+        const timer = setInterval(() => progress(`seeding ${FLAGS} flags through the admin API: ${seeded} done`), 500)
+        try {
+          await forEachLimited(features, 8, async (feature) => {
+            await seedFeatures(api, [feature])
+            seeded++
+          })
+        } finally {
+          clearInterval(timer)
+        }
+      }
+      const httpCases = await buildCases(subject, features)
+      const routes = httpCases.flatMap((c) => (c.baseline ? [c.baseline] : [])).filter((r, i, all) => all.findIndex((o) => o.path === r.path && o.method === r.method) === i)
+      if (routes.length > 0) servers.push(fromChild('bare uWS', await startConstantServer(routes)))
+      if (has('writes')) disk = measureFsync()
+
+      const steps = httpCases.reduce((n, c) => n + (c.baseline ? 2 : 1) * ROUNDS, 0)
+      let step = 0
+      for (const c of httpCases) {
+        const against = c.baseline ? servers : [subject]
+        const runs = against.map(() => newRun())
+        for (let round = 0; round < ROUNDS; round++) {
+          for (let i = 0; i < against.length; i++) {
+            step++
+            progress(`[${step}/${steps}] ${c.name}: ${against[i].label}, round ${round + 1} of ${ROUNDS}${runs[i].requests > 0 ? ` (${thousands(runs[i].requests)} requests so far)` : ""}`)
+            await measure(against[i], c, runs[i])
+          }
+        }
+        against.forEach((server, i) => results.push(summarise(c, server, runs[i])))
+      }
+    }
+  } finally {
+    endProgress()
+    for (const server of servers.reverse()) await server.stop()
+  }
+
+  const report = {
+    startedAt: started.toISOString(),
+    finishedAt: new Date().toISOString(),
+    machine: { ...machine, loadAverage: os.loadavg() },
+    versions: { [pkg.name]: pkg.version, node: process.version, 'uWebSockets.js': uwsVersion, 'unleash-client': sdkVersion, ...(targetVersion ? { target: targetVersion } : {}) },
+    options: { flags: FLAGS, connections: CONNECTIONS, durationSeconds: DURATION_MS / 1000, warmupSeconds: WARMUP_MS / 1000, rounds: ROUNDS, loadThreads: WORKERS, cases: selected, target: target?.href ?? null },
+    dataset: { generator: 'bench/lib/realistic-features.ts', seed: 20240601, flags: FLAGS, project: 'default', environment: 'development', context },
+    http: results,
+    disk: disk ?? null,
+    eval: evalResult ?? null,
+  }
+
+  const sections: string[] = []
+  if (results.length > 0) sections.push(httpTable(results))
+  if (disk) {
+    const writes = results.find((r) => r.case === 'writes')
+    sections.push(
+      `disk: fdatasync p50 ${fixed(disk.fsyncP50Ms, 2)} ms, p99 ${fixed(disk.fsyncP99Ms, 2)} ms; the limit for 2 writers waiting on their own fsync is ${thousands(disk.writesPerSecondLimitAtTwo)} writes/s` +
+        (writes ? `; writes reached ${ratio(writes.requestsPerSecond, disk.writesPerSecondLimitAtTwo)} of it at ${CONNECTIONS} connections` : ''),
+    )
+  }
+  if (evalResult) sections.push(evalTable(evalResult.engines))
+  console.log('')
+  console.log(sections.join('\n\n'))
+
+  mkdirSync(resultsDir, { recursive: true })
+  const stamp = started.toISOString().replace(/[:.]/g, '-')
+  const jsonFile = path.join(resultsDir, `bench-${stamp}.json`)
+  const mdFile = path.join(resultsDir, `bench-${stamp}.md`)
+  const svgFile = path.join(resultsDir, `bench-${stamp}.svg`)
+  writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`)
+  if (args.json) writeFileSync(path.resolve(args.json), `${JSON.stringify(report, null, 2)}\n`)
+  if (results.length > 0) writeFileSync(svgFile, chart(results))
+  const md = [
+    `# Benchmark, ${report.startedAt}`,
+    '',
+    `- machine: ${describeMachine(machine)}; load average at the end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    `- versions: ${Object.entries(report.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `- server under test: ${target ? target.href : 'ours, started from dist/src/main.js'}; baseline: bare uWebSockets.js sending the same bytes`,
+    `- dataset: ${FLAGS} flags from bench/lib/realistic-features.ts (seed 20240601) in project default, environment development`,
+    `- load: ${CONNECTIONS} keep-alive connections, ${WORKERS} load thread(s), closed loop; ${ROUNDS} interleaved rounds of ${WARMUP_MS / 1000} s warm-up + ${DURATION_MS / 1000} s per case and server`,
+    '',
+    ...(results.length > 0 ? [`![latency per path and server](${path.basename(svgFile)})`, ''] : []),
+    ...sections.flatMap((s) => [s, '']),
+    'Server CPU µs/req is only known for servers on this machine. "unexpected" counts responses with another status than the case expects, and connection errors.',
+    '',
+  ].join('\n')
+  writeFileSync(mdFile, md)
+  console.log(`\nreports: ${path.relative(process.cwd(), mdFile) || mdFile}, ${path.relative(process.cwd(), jsonFile) || jsonFile}`)
+  const broken = results.filter((r) => r.requests === 0 || Object.keys(r.unexpectedStatuses).length > 0)
+  if (broken.length > 0) {
+    console.error(`unexpected answers in: ${broken.map((r) => `${r.case} (${r.server}: ${JSON.stringify(r.unexpectedStatuses)} ${r.errors.join('; ')})`).join(', ')}`)
+    process.exitCode = 1
+  }
+}
+
+await main()

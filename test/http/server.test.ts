@@ -1,0 +1,41 @@
+import t from 'tap'
+import { startHttpServer } from '../../src/http/server.js'
+import type { Principal, Request, Route } from '../../src/http/types.js'
+
+// What each request costs the HTTP layer before a route runs: no closures of its own, no query parsing
+// for a request without a query string, the remote address only when asked for.
+t.test('requests share their methods and the empty query; a query string is parsed for its own request', async (t) => {
+  const seen: Request[] = []
+  const route = (path: string, read: (req: Request) => unknown): Route => ({
+    method: 'GET',
+    path,
+    access: 'public',
+    handler: (req) => {
+      seen.push(req)
+      return { status: 200, body: { value: read(req) } }
+    },
+  })
+  const server = await startHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1000, allowFallback: true })
+  t.teardown(() => server.close())
+  const nobody = (): Principal | undefined => undefined
+  server.serve(
+    [route('/plain', (req) => req.query.get('a')), route('/address', (req) => req.remoteAddress)],
+    { byToken: nobody, bySession: nobody },
+  )
+  const get = async (path: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(`http://127.0.0.1:${server.port}${path}`, { headers })
+    return { status: res.status, headers: res.headers, body: (await res.json()) as { value: unknown } }
+  }
+  t.same((await get('/plain')).body, { value: null })
+  t.same((await get('/plain')).body, { value: null })
+  t.same((await get('/plain?a=1')).body, { value: '1' })
+  t.same((await get('/plain?a=2')).body, { value: '2' })
+  const [first, second, third, fourth] = seen
+  t.equal(first.query, second.query, 'one empty query for requests without a query string')
+  t.not(third.query, fourth.query, 'a query string is its own')
+  t.throws(() => first.query.set('a', 'x'), /read-only/, 'the shared empty query refuses changes')
+  t.equal(first.authorize, second.authorize, 'authorize is a method, not a closure per request')
+  t.same((await get('/address')).body, { value: '127.0.0.1' }, 'the remote address when asked for')
+  const json = await get('/plain')
+  t.equal(json.headers.get('content-type'), 'application/json; charset=utf-8', 'an object body is sent as JSON')
+})
