@@ -41,7 +41,12 @@ const permissionOf: Record<ChangeAction, string> = {
   deleteSegment: 'DELETE_SEGMENT',
 }
 
-const authorOf = (req: Request): Author => ({ id: req.principal?.userId ?? null, username: req.principal?.name ?? 'unknown' })
+// Unleash shows a user's username where there is one (the principal's name prefers the email).
+const authorOf = (deps: ApiDeps, req: Request): Author => {
+  const userId = req.principal?.userId ?? null
+  const user = userId === null ? undefined : deps.registry.committedInstance.people.users.get(userId)
+  return { id: userId, username: user?.username ?? req.principal?.name ?? 'unknown' }
+}
 const person = (author: Author) => ({ id: author.id, username: author.username, imageUrl: null })
 
 const systemMeta = (deps: ApiDeps, actor: Author): CommandMeta => ({
@@ -110,7 +115,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
     [...deps.registry.committedChangeRequests.values()].filter((r) => r.project === projectId && !r.discarded).sort((a, b) => b.id - a.id)
 
   const step = (req: Request, fields: DistributiveOmit<ChangeRequestCommand, 'meta' | 'author' | 'isAdmin'>): ChangeRequestCommand =>
-    ({ ...fields, meta: metaOf(deps, req), author: authorOf(req), isAdmin: req.principal?.can('ADMIN') === true }) as ChangeRequestCommand
+    ({ ...fields, meta: metaOf(deps, req), author: authorOf(deps, req), isAdmin: req.principal?.can('ADMIN') === true }) as ChangeRequestCommand
 
   // Checks a change as its direct endpoint would, and captures its target for later conflict checks.
   const prepareChange = (req: Request, input: ChangeInput, environment: string): NewChange => {
@@ -169,7 +174,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
         break
       case 'Applied': {
         req.authorize('APPLY_CHANGE_REQUEST', request.project, env)
-        const author = authorOf(req)
+        const author = authorOf(deps, req)
         const meta = { ...metaOf(deps, req), mayBypassChangeRequests: () => true }
         await apply(request, author, meta, { type: 'state.apply', meta, author, isAdmin: req.principal?.can('ADMIN') === true })
         break
@@ -228,7 +233,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
         const projectEnvironment = project.environments.get(environment)
         if (!projectEnvironment) throw badData('You have not added the current environment to the project')
         const changes = inputs.map((input) => prepareChange(req, input, environment))
-        const author = authorOf(req)
+        const author = authorOf(deps, req)
         // The caller's one open draft for this environment takes the changes, or a new one is started.
         const draftRequest = deps.registry
           .decidedChangeRequests()
@@ -249,7 +254,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
       path: `${base}/open`,
       access: 'admin',
       handler: (req) => {
-        const author = authorOf(req)
+        const author = authorOf(deps, req)
         return json(projectRequests(req.params.projectId).filter((r) => r.state === 'Draft' && r.createdBy.id === author.id && r.createdBy.username === author.username).map(view))
       },
     },

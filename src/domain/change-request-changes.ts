@@ -119,7 +119,10 @@ export const stepsFor = (
         break
     }
   }
-  return { project, instance }
+  // Enabling comes last: a request that enables an environment and adds its strategies must not get
+  // the default 100 % strategy too, which enabling adds only to an environment left without any.
+  const enables = (step: ProjectStep) => step.type === 'featureEnvironment.toggle' && step.enabled
+  return { project: [...project.filter((step) => !enables(step)), ...project.filter(enables)], instance }
 }
 
 // Unleash shows the strategy that enabling a flag with none will add (INTERFACE 2.14 defaultChange).

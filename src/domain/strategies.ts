@@ -223,14 +223,20 @@ export const decideReorderStrategies = (
 export const orderedStrategies = <S extends { id: string; sortOrder: number }>(strategies: readonly S[]): S[] =>
   [...strategies].sort((a, b) => a.sortOrder - b.sortOrder || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 
-export const defaultStrategyFor = (state: ProjectState, featureName: string, environment: string): CreateFeatureStrategy => {
-  const configured = state.environments.get(environment)?.defaultStrategy
-  if (configured) {
-    const parameters = { ...configured.parameters }
-    if (!parameters.groupId) parameters.groupId = featureName
-    return { ...configured, parameters }
+// What enabling a flag without strategies adds in an environment of the project, before the flag's
+// name is filled in as groupId: the configured default, or flexibleRollout at 100 %.
+export const projectDefaultStrategy = (state: ProjectState, environment: string): CreateFeatureStrategy =>
+  state.environments.get(environment)?.defaultStrategy ?? {
+    name: 'flexibleRollout',
+    constraints: [],
+    parameters: { rollout: '100', stickiness: state.settings.defaultStickiness, groupId: '' },
   }
-  return { name: 'flexibleRollout', constraints: [], parameters: { rollout: '100', stickiness: state.settings.defaultStickiness, groupId: featureName } }
+
+export const defaultStrategyFor = (state: ProjectState, featureName: string, environment: string): CreateFeatureStrategy => {
+  const strategy = projectDefaultStrategy(state, environment)
+  const parameters = { ...strategy.parameters }
+  if (!parameters.groupId) parameters.groupId = featureName
+  return { ...strategy, parameters }
 }
 
 export const decideToggleEnvironment = (

@@ -55,7 +55,7 @@ export const permissionDenied = (permissions: string[], environment?: string): D
   const named = permissions.length === 1 ? `the "${permissions[0]}" permission` : `one of the following permissions: ${permissions.map((p) => `"${p}"`).join(', ')}`
   const where = environment ? ` in the "${environment}" environment` : ''
   const message = `You don't have the required permissions to perform this operation. To perform this action, you need ${named}${where}.`
-  return new DomainError('NoAccessError', message, [{ message }], { permissions })
+  return new DomainError('PermissionError', message, [{ message }], { permissions })
 }
 
 export const authorize = (principal: Principal | undefined, permission: string | string[], project?: string, environment?: string): void => {

@@ -1,7 +1,7 @@
 import { publicToken } from '../domain/api-tokens.js'
 import type { ApiToken, Environment } from '../domain/instance-state.js'
 import type { Feature, FeatureEnvironment, ProjectState, Strategy } from '../domain/project-state.js'
-import { orderedStrategies } from '../domain/strategies.js'
+import { orderedStrategies, projectDefaultStrategy } from '../domain/strategies.js'
 import type { LifecycleStage } from '../domain/project-state.js'
 import { isFavoriteOf } from '../domain/favorites.js'
 import { mergeLifecycle } from '../domain/lifecycle.js'
@@ -116,7 +116,7 @@ export const projectSummaryView = (project: ProjectState) => ({
   environments: [...project.environments.values()].map((e) => ({
     environment: e.environment,
     changeRequestsEnabled: e.changeRequestsEnabled,
-    defaultStrategy: e.defaultStrategy,
+    defaultStrategy: projectDefaultStrategy(project, e.environment),
   })),
 })
 

@@ -1,3 +1,4 @@
+import { projectDefaultStrategy } from '../domain/strategies.js'
 import type { EventDraft } from '../domain/events.js'
 import type { Lifetimes } from '../domain/feature-types.js'
 import { isFavoriteOf } from '../domain/favorites.js'
@@ -268,7 +269,7 @@ export const projectOverviewView = (project: ProjectState, ctx: OverviewContext)
     environments: [...project.environments.values()].map((e) => ({
       environment: e.environment,
       changeRequestsEnabled: e.changeRequestsEnabled,
-      defaultStrategy: e.defaultStrategy,
+      defaultStrategy: projectDefaultStrategy(project, e.environment),
     })),
     featureTypeCounts: featureTypeCounts(project),
     updatedAt: settings.updatedAt,

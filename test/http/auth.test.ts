@@ -129,7 +129,7 @@ t.test('permissions (SEMANTICS 7.4)', async (t) => {
   t.equal(one.message, message)
   t.same(one.details, [{ message }])
   t.same(one.extra, { permissions: ['UPDATE_FEATURE'] })
-  t.equal(one.kind, 'PermissionError', { todo: 'http/auth.ts names it NoAccessError; SEMANTICS 7.4 says PermissionError (integration tests assert NoAccessError)' })
+  t.equal(one.kind, 'PermissionError', 'a missing permission is a PermissionError (SEMANTICS 7.4)')
   t.equal(
     permissionDenied(['CREATE_FEATURE_STRATEGY', 'UPDATE_PROJECT'], 'production').message,
     'You don\'t have the required permissions to perform this operation. To perform this action, you need one of the following permissions: "CREATE_FEATURE_STRATEGY", "UPDATE_PROJECT" in the "production" environment.',

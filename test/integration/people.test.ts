@@ -407,7 +407,7 @@ t.test('service accounts and their tokens', async (t) => {
   const event = await newest('feature-created', (e) => e.featureName === 'bot-made')
   t.equal(event?.createdBy, 'ci-bot', 'named by its username')
   t.equal(event?.createdByUserId, id)
-  expectError(t, await call(bot, 'POST', '/api/admin/user-admin', { username: 'x', rootRole: 3 }), { status: 403, name: 'NoAccessError' }, 'with its root role')
+  expectError(t, await call(bot, 'POST', '/api/admin/user-admin', { username: 'x', rootRole: 3 }), { status: 403, name: 'PermissionError' }, 'with its root role')
   expectError(t, await loginAs('ci-bot', strongPassword('x')), { status: 401 }, 'a service account cannot log in')
 
   expectStatus(t, await asAdmin('PUT', `/api/admin/service-account/${id}`, { name: 'CI', rootRole: 'Viewer' }), 200, 'update')
@@ -426,7 +426,12 @@ t.test('search', async (t) => {
   const search = (q?: string) => asAdmin('GET', `/api/admin/user-admin/search${q === undefined ? '' : `?q=${encodeURIComponent(q)}`}`)
   const found = (res: ApiResult) => res.body.users.map((u: { username: string }) => u.username).sort()
 
-  for (const q of [undefined, '', 'z']) expectError(t, await search(q), { status: 400 }, `q=${JSON.stringify(q)}`)
+  for (const q of [undefined, '', 'z']) {
+    const short = await search(q)
+    expectStatus(t, short, 200, `q=${JSON.stringify(q)}`)
+    t.same(short.body.users, [], `q=${JSON.stringify(q)}: under 2 characters finds no one (SEMANTICS 13)`)
+  }
+  expectError(t, await search('x'.repeat(256)), { status: 400 }, 'a query over 255 characters')
   const res = await search('ZOE')
   expectStatus(t, res, 200, 'search')
   t.same(Object.keys(res.body).sort(), ['rootRoles', 'users'], '{users, rootRoles}')
@@ -478,7 +483,7 @@ t.test('roles', async (t) => {
     t.equal(me.body.user.rootRole, keeper.body.id, 'created with the role by name')
     expectStatus(t, await call(sk.session, 'POST', '/api/admin/segments', { name: 'sk-seg', constraints: [] }), 201, 'may create a segment')
     const project = await call(sk.session, 'POST', '/api/admin/projects', { id: 'sk-p', name: 'SK' })
-    expectError(t, project, { status: 403, name: 'NoAccessError', message: permissionMessage(['CREATE_PROJECT']) }, 'not a project')
+    expectError(t, project, { status: 403, name: 'PermissionError', message: permissionMessage(['CREATE_PROJECT']) }, 'not a project')
   })
 
   t.test('a custom project role grants in its project and environment only', async (t) => {
@@ -486,7 +491,7 @@ t.test('roles', async (t) => {
     expectStatus(t, await asAdmin('POST', '/api/admin/projects/roles-p/access', { roles: [flipper.body.id], users: [flip.id] }), 200, 'grant')
     const on = (env: string, project = 'roles-p') => call(flip.session, 'POST', `/api/admin/projects/${project}/features/r-flag/environments/${env}/on`)
     expectStatus(t, await on('development'), 200, 'on in development')
-    expectError(t, await on('production'), { status: 403, name: 'NoAccessError', message: permissionMessage(['UPDATE_FEATURE_ENVIRONMENT'], 'production') }, 'not in production')
+    expectError(t, await on('production'), { status: 403, name: 'PermissionError', message: permissionMessage(['UPDATE_FEATURE_ENVIRONMENT'], 'production') }, 'not in production')
     expectError(t, await call(flip.session, 'PUT', '/api/admin/projects/roles-p/features/r-flag', { description: 'x' }), { status: 403 }, 'nor anything else')
 
     t.test('a role in use cannot be deleted', async (t) => {
@@ -568,7 +573,7 @@ t.test('project access', async (t) => {
   t.ok(first.roles.some((r: { id: number }) => r.id === 5), 'Member among them')
 
   const viewerGrant = await call(member.session, 'POST', '/api/admin/projects/acc/access', { roles: [5], users: [member.id] })
-  expectError(t, viewerGrant, { status: 403, name: 'NoAccessError', message: permissionMessage(['UPDATE_PROJECT', 'PROJECT_USER_ACCESS_WRITE']) }, 'a viewer cannot grant')
+  expectError(t, viewerGrant, { status: 403, name: 'PermissionError', message: permissionMessage(['UPDATE_PROJECT', 'PROJECT_USER_ACCESS_WRITE']) }, 'a viewer cannot grant')
 
   expectStatus(t, await call(owner.session, 'POST', '/api/admin/projects/acc/access', { roles: [5], users: [member.id], groups: [groupId] }), 200, 'the owner grants Member')
   const added = await newest('project-access-added', (e) => e.project === 'acc')
@@ -590,7 +595,7 @@ t.test('project access', async (t) => {
   expectStatus(t, await call(grouped.session, 'POST', '/api/admin/projects/acc/features', { name: 'acc-by-group' }), 201, 'so does a member through a group')
   expectError(t, await call(member.session, 'POST', '/api/admin/projects/default/features', { name: 'acc-elsewhere' }), {
     status: 403,
-    name: 'NoAccessError',
+    name: 'PermissionError',
     message: permissionMessage(['CREATE_FEATURE']),
   }, 'but not in another project')
 

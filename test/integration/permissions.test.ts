@@ -15,7 +15,7 @@ import {
 
 // The permission walk (SEMANTICS 7.4, INTERFACE 5 and 7): every admin write of the route table,
 // called as a Viewer, an Editor, an Admin and a project Member, with plausible paths. A refusal is
-// 403 {id, name:'NoAccessError', message, permissions} naming the permission (and the environment
+// 403 {id, name:'PermissionError', message, permissions} naming the permission (and the environment
 // on environment routes), decided before the body is read.
 
 const server = await startPeopleServer(t)
@@ -290,13 +290,13 @@ const call = (caller: Caller, route: RouteInfo, fx: Fixtures) => {
 
 const expectPermissionRefusal = (t: Test, res: ApiResult, permissions: string[], environment: string | undefined, what: string) => {
   const message = permissionMessage(permissions, environment)
-  expectError(t, res, { status: 403, name: 'NoAccessError', message }, what)
+  expectError(t, res, { status: 403, name: 'PermissionError', message }, what)
   t.same(res.body?.permissions, permissions, `${what}: lists the permissions`)
   t.same(res.body?.details, [{ message }], `${what}: details carry the message`)
 }
 
 const expectNoPermissionRefusal = (t: Test, res: ApiResult, what: string) => {
-  const refused = res.status === 403 && res.body?.name === 'NoAccessError'
+  const refused = res.status === 403 && res.body?.name === 'PermissionError'
   t.notOk(refused, refused ? `${what}: refused ${res.text.slice(0, 300)}` : `${what}: not refused for permissions (${res.status})`)
   t.not(res.status, 401, `${what}: authenticated`)
   t.ok(res.status < 500, `${what}: no server error (${res.status})`)

@@ -77,7 +77,8 @@ t.test('the overview matches the hand-computed scenario', async (t) => {
     res.body.environments.map((e: { environment: string }) => e.environment).sort(),
     ['development', 'production'],
   )
-  t.match(res.body.environments[0], { changeRequestsEnabled: false, defaultStrategy: null })
+  t.same(res.body.environments[0].defaultStrategy, { name: 'flexibleRollout', constraints: [], parameters: { rollout: '100', stickiness: 'default', groupId: '' } }, 'what enabling would add, not null')
+  t.equal(res.body.environments[0].changeRequestsEnabled, false)
 })
 
 t.test('the figures are rebuilt from the log after a restart', async (t) => {

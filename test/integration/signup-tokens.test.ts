@@ -102,7 +102,7 @@ t.test('list, get, and who may', async (t) => {
       ['PUT', `${base}/${welcome}`, { enabled: false }],
     ] as const) {
       const res = await callAs(server, who.session, method, path, body)
-      expectError(t, res, { status: 403, name: 'NoAccessError', message: permissionMessage(['ADMIN']) }, `${rootRole}: ${method} ${path}`)
+      expectError(t, res, { status: 403, name: 'PermissionError', message: permissionMessage(['ADMIN']) }, `${rootRole}: ${method} ${path}`)
     }
   }
   t.equal((await getToken(welcome)).body.enabled, true, 'nothing changed')
