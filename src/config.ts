@@ -1,3 +1,4 @@
+import { defaultLimits, type ResourceLimits } from './domain/limits.js'
 import path from 'node:path'
 
 export interface Config {
@@ -17,6 +18,7 @@ export interface Config {
   schedulerIntervalMs: number
   defaultAdminPassword: string | undefined
   replication: ReplicationConfig | undefined
+  limits: ResourceLimits
   loginMaxFailuresPerMinute: number
   secureCookies: 'auto' | 'always' | 'never'
 }
@@ -80,6 +82,27 @@ const replicationConfig = (env: NodeJS.ProcessEnv): ReplicationConfig | undefine
   }
 }
 
+// The variables Unleash reads for its resource limits.
+const limitVariables: Record<keyof ResourceLimits, string> = {
+  featureFlags: 'UNLEASH_FEATURE_FLAGS_LIMIT',
+  projects: 'UNLEASH_PROJECTS_LIMIT',
+  environments: 'UNLEASH_ENVIRONMENTS_LIMIT',
+  segments: 'UNLEASH_SEGMENTS_LIMIT',
+  segmentValues: 'UNLEASH_SEGMENT_VALUES_LIMIT',
+  apiTokens: 'UNLEASH_API_TOKENS_LIMIT',
+  featureEnvironmentStrategies: 'UNLEASH_FEATURE_ENVIRONMENT_STRATEGIES_LIMIT',
+  constraints: 'UNLEASH_CONSTRAINTS_LIMIT',
+  constraintValues: 'UNLEASH_CONSTRAINT_VALUES_LIMIT',
+}
+
+const resourceLimits = (env: NodeJS.ProcessEnv): ResourceLimits => {
+  const configured = { ...defaultLimits }
+  for (const [key, variable] of Object.entries(limitVariables) as [keyof ResourceLimits, string][]) {
+    configured[key] = integer(env[variable], defaultLimits[key], variable) || defaultLimits[key]
+  }
+  return configured
+}
+
 const secureCookies = (value: string | undefined): Config['secureCookies'] => {
   if (value === undefined || value === '' || value === 'auto') return 'auto'
   if (value === 'true' || value === 'always') return 'always'
@@ -116,6 +139,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     schedulerIntervalMs: integer(env.SCHEDULER_INTERVAL_MS, 1000, 'SCHEDULER_INTERVAL_MS'),
     defaultAdminPassword: env.UNLEASH_DEFAULT_ADMIN_PASSWORD || undefined,
     replication: replicationConfig(env),
+    limits: resourceLimits(env),
     loginMaxFailuresPerMinute: integer(env.LOGIN_MAX_FAILURES_PER_MINUTE, 10, 'LOGIN_MAX_FAILURES_PER_MINUTE') || 10,
     secureCookies: secureCookies(env.SECURE_COOKIES),
   }

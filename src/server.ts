@@ -28,6 +28,7 @@ import { bootstrap } from './bootstrap.js'
 import type { Config } from './config.js'
 import { isInstanceEvent } from './domain/instance.js'
 import { emptyInstance } from './domain/instance-state.js'
+import { setLimits } from './domain/limits.js'
 import { startHttpServer, type HttpServer } from './http/server.js'
 import { Applications } from './read/applications.js'
 import { ClientFeatures } from './read/client-features.js'
@@ -89,6 +90,7 @@ const revisionsModel = (revisions: ClientRevisions): ReplayedReadModel => ({
 })
 
 export const startServer = async (config: Config, options: ServerOptions = {}): Promise<RunningServer> => {
+  setLimits(config.limits)
   mkdirSync(config.dataDir, { recursive: true })
   const lock = await lockDataDir(config.dataDir)
   let http: HttpServer | undefined

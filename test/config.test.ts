@@ -23,3 +23,10 @@ t.test('the refusal shows only the first characters of a long entry', async (t) 
   const secret = 'a'.repeat(56)
   t.throws(() => loadConfig({ INIT_CLIENT_API_TOKENS: secret }), { message: /entry 1 \("aaaaaaaaaaaa…"\)/ })
 })
+
+t.test('resource limits default to Unleash\'s and are read from its variables', async (t) => {
+  t.equal(loadConfig({}).limits.featureFlags, 5000)
+  t.equal(loadConfig({ UNLEASH_FEATURE_FLAGS_LIMIT: '12000' }).limits.featureFlags, 12000)
+  t.equal(loadConfig({ UNLEASH_CONSTRAINT_VALUES_LIMIT: '1000' }).limits.constraintValues, 1000)
+  t.throws(() => loadConfig({ UNLEASH_SEGMENTS_LIMIT: 'many' }), /UNLEASH_SEGMENTS_LIMIT/)
+})

@@ -1,10 +1,10 @@
+import { limits } from './limits.js'
 import { createHash } from 'node:crypto'
 import type { CreateApiToken } from '../schemas/api-tokens.js'
 import { DomainError, badData, fail, nameExists, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import type { ApiToken, InstanceState } from './instance-state.js'
 
-export const maxApiTokens = 2000
 export const defaultEnvironment = 'development'
 
 export interface ApiTokenWorld {
@@ -63,8 +63,8 @@ export const decideCreateApiToken = (
 ): Result<EventDraft[]> => {
   const tokenName = input.tokenName ?? input.username
   if (!tokenName) return fail(badData('"tokenName" is required'))
-  if (state.apiTokens.size >= maxApiTokens) {
-    return fail(new DomainError('ExceedsLimitError', `Failed to create api token. You can't create more than the established limit of ${maxApiTokens}.`))
+  if (state.apiTokens.size >= limits.apiTokens) {
+    return fail(new DomainError('ExceedsLimitError', `Failed to create api token. You can't create more than the established limit of ${limits.apiTokens}.`))
   }
   const type = input.type
   const isAdmin = type === 'admin'

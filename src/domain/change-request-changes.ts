@@ -119,10 +119,30 @@ export const stepsFor = (
         break
     }
   }
-  // Enabling comes last: a request that enables an environment and adds its strategies must not get
-  // the default 100 % strategy too, which enabling adds only to an environment left without any.
-  const enables = (step: ProjectStep) => step.type === 'featureEnvironment.toggle' && step.enabled
-  return { project: [...project.filter((step) => !enables(step)), ...project.filter(enables)], instance }
+  return { project: enableAfterStrategies(project), instance }
+}
+
+const strategyStepTypes = new Set(['strategy.add', 'strategy.update', 'strategy.delete', 'strategy.reorder'])
+
+// A request that enables an environment and adds its strategies must not get the default 100 %
+// strategy too, which enabling adds only to an environment left without any: each enable moves to
+// just after the last strategy change of its flag; everything else keeps its order.
+const enableAfterStrategies = (steps: ProjectStep[]): ProjectStep[] => {
+  const featureOf = (step: ProjectStep) => ('feature' in step ? step.feature : undefined)
+  const lastStrategyStep = new Map<string, number>()
+  steps.forEach((step, i) => {
+    const feature = featureOf(step)
+    if (feature !== undefined && strategyStepTypes.has(step.type)) lastStrategyStep.set(feature, i)
+  })
+  const deferred = new Map<number, ProjectStep[]>()
+  const ordered: ProjectStep[] = []
+  steps.forEach((step, i) => {
+    const after = step.type === 'featureEnvironment.toggle' && step.enabled ? lastStrategyStep.get(step.feature) : undefined
+    if (after !== undefined && after > i) deferred.set(after, [...(deferred.get(after) ?? []), step])
+    else ordered.push(step)
+    ordered.push(...(deferred.get(i) ?? []))
+  })
+  return ordered
 }
 
 // Unleash shows the strategy that enabling a flag with none will add (INTERFACE 2.14 defaultChange).

@@ -1,14 +1,14 @@
+import { limits } from './limits.js'
 import type { CreateEnvironment, UpdateEnvironment } from '../schemas/environments.js'
 import { badData, fail, nameExists, notFound, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import type { Environment, InstanceState } from './instance-state.js'
 
-export const maxEnvironments = 50
 
 export const decideCreateEnvironment = (state: InstanceState, input: CreateEnvironment, meta: CommandMeta): Result<EventDraft[]> => {
   if (state.environments.has(input.name)) return fail(nameExists(`Environment with name ${input.name} already exists`))
-  if (state.environments.size >= maxEnvironments) {
-    return fail(badData(`Failed to create environment. You can't create more than the established limit of ${maxEnvironments}.`))
+  if (state.environments.size >= limits.environments) {
+    return fail(badData(`Failed to create environment. You can't create more than the established limit of ${limits.environments}.`))
   }
   const environment: Environment = {
     name: input.name,

@@ -1,3 +1,4 @@
+import { limits } from './limits.js'
 import { namingPatternTest } from './naming-pattern.js'
 import type { CreateFeature, JsonPatch, UpdateFeature } from '../schemas/features.js'
 import { DomainError, badData, fail, invalidOperation, nameExists, notFound, ok, type Result } from './errors.js'
@@ -7,7 +8,6 @@ import { builtInFeatureTypes } from './feature-types.js'
 import type { Feature, ProjectState } from './project-state.js'
 import type { ProjectWorld } from './world.js'
 
-export const maxFeatures = 5000
 
 export const featureNotInProject = (name: string, project: string, world: Pick<ProjectWorld, 'featureLocation'>): DomainError => {
   const elsewhere = world.featureLocation(name)
@@ -64,8 +64,8 @@ export const decideCreateFeature = (state: ProjectState, input: CreateFeature, w
   if (limit !== null && active >= limit) {
     return fail(invalidOperation('You have reached the maximum number of feature flags for this project.'))
   }
-  if (world.featureCount >= maxFeatures) {
-    return fail(new DomainError('ExceedsLimitError', `Failed to create feature flag. You can't create more than the established limit of ${maxFeatures}.`))
+  if (world.featureCount >= limits.featureFlags) {
+    return fail(new DomainError('ExceedsLimitError', `Failed to create feature flag. You can't create more than the established limit of ${limits.featureFlags}.`))
   }
   const data = {
     name: input.name,

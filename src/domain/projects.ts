@@ -1,3 +1,4 @@
+import { limits } from './limits.js'
 import { namingPatternTest } from './naming-pattern.js'
 import type { CreateProject, FeatureNaming, ProjectEnvironmentInput, UpdateProject } from '../schemas/projects.js'
 import type { CreateFeatureStrategy } from '../schemas/shared.js'
@@ -6,7 +7,6 @@ import { draft, type CommandMeta, type EventDraft } from './events.js'
 import type { Environment } from './instance-state.js'
 import type { ProjectSettings, ProjectState } from './project-state.js'
 
-export const maxProjects = 500
 
 export interface ProjectWorldView {
   environments: ReadonlyMap<string, Environment>
@@ -67,8 +67,8 @@ export const decideCreateProject = (
   meta: CommandMeta,
 ): Result<EventDraft[]> => {
   if (state) return fail(nameExists('A project with this id already exists.'))
-  if (world.projectCount >= maxProjects) {
-    return fail(new DomainError('ExceedsLimitError', `Failed to create project. You can't create more than the established limit of ${maxProjects}.`))
+  if (world.projectCount >= limits.projects) {
+    return fail(new DomainError('ExceedsLimitError', `Failed to create project. You can't create more than the established limit of ${limits.projects}.`))
   }
   const namingError = validateFeatureNaming(input.featureNaming)
   if (namingError) return fail(namingError)

@@ -1,11 +1,10 @@
+import { limits } from './limits.js'
 import type { UpsertSegment } from '../schemas/segments.js'
 import { validateConstraint } from './constraints.js'
 import { DomainError, badData, fail, nameExists, notFound, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import type { InstanceState, Segment } from './instance-state.js'
 
-export const maxSegments = 300
-export const maxSegmentValues = 1000
 
 export interface SegmentWorld {
   projectExists: (id: string) => boolean
@@ -24,7 +23,7 @@ const validate = (state: InstanceState, input: UpsertSegment, world: SegmentWorl
   }
   if (input.project && !world.projectExists(input.project)) return badData(`Project ${input.project} does not exist`)
   const values = input.constraints.reduce((sum, c) => sum + (c.values?.length ?? 0), 0)
-  if (values > maxSegmentValues) return badData(`Segments may not have more than ${maxSegmentValues} values`)
+  if (values > limits.segmentValues) return badData(`Segments may not have more than ${limits.segmentValues} values`)
   for (const constraint of input.constraints) {
     const error = validateConstraint(constraint, { legalValuesOf: legalValuesOf(state) })
     if (error) return error
@@ -43,8 +42,8 @@ const segmentFrom = (input: UpsertSegment, id: number, createdAt: string, create
 })
 
 export const decideCreateSegment = (state: InstanceState, input: UpsertSegment, world: SegmentWorld, meta: CommandMeta): Result<EventDraft[]> => {
-  if (state.segments.size >= maxSegments) {
-    return fail(new DomainError('ExceedsLimitError', `Failed to create segment. You can't create more than the established limit of ${maxSegments}.`))
+  if (state.segments.size >= limits.segments) {
+    return fail(new DomainError('ExceedsLimitError', `Failed to create segment. You can't create more than the established limit of ${limits.segments}.`))
   }
   const error = validate(state, input, world, undefined)
   if (error) return fail(error)

@@ -1,3 +1,4 @@
+import { limits } from './limits.js'
 import type { Constraint, CreateFeatureStrategy } from '../schemas/shared.js'
 import type { UpdateFeatureStrategy } from '../schemas/features.js'
 import { validateConstraint } from './constraints.js'
@@ -8,22 +9,19 @@ import type { Feature, FeatureEnvironment, ProjectState, Strategy } from './proj
 import { normaliseVariants } from './variants.js'
 import type { ProjectWorld } from './world.js'
 
-export const maxStrategiesPerEnvironment = 30
-export const maxConstraintsPerStrategy = 30
-export const maxValuesPerConstraint = 250
 
 const exceedsLimit = (resource: string, limit: number) =>
   new DomainError('ExceedsLimitError', `Failed to create ${resource}. You can't create more than the established limit of ${limit}.`)
 
 // Unleash (SEMANTICS 2.4): checked only when the strategy grows, so one saved under other limits stays editable.
 const checkConstraintLimits = (updated: Constraint[], existing: readonly Constraint[]): DomainError | undefined => {
-  if (updated.length > maxConstraintsPerStrategy && updated.length > existing.length) return exceedsLimit('constraints', maxConstraintsPerStrategy)
+  if (updated.length > limits.constraints && updated.length > existing.length) return exceedsLimit('constraints', limits.constraints)
   const isSameLength = updated.length === existing.length
   const over = updated.find((constraint, i) => {
     const count = constraint.values?.length ?? 0
-    return count > maxValuesPerConstraint && !(isSameLength && (existing[i]?.values?.length ?? 0) >= count)
+    return count > limits.constraintValues && !(isSameLength && (existing[i]?.values?.length ?? 0) >= count)
   })
-  return over ? exceedsLimit(`constraint values for ${over.contextName}`, maxValuesPerConstraint) : undefined
+  return over ? exceedsLimit(`constraint values for ${over.contextName}`, limits.constraintValues) : undefined
 }
 
 const stringifyParameter = (value: unknown): string => (value === null || value === undefined ? '' : String(value))
@@ -114,8 +112,8 @@ export const decideAddStrategy = (
   const target = findTarget(state, featureName, environment, world)
   if (!target.ok) return target
   const strategies = target.value.featureEnvironment.strategies
-  if (strategies.length >= maxStrategiesPerEnvironment) {
-    return fail(new DomainError('ExceedsLimitError', `Failed to create strategy. You can't create more than the established limit of ${maxStrategiesPerEnvironment}.`))
+  if (strategies.length >= limits.featureEnvironmentStrategies) {
+    return fail(new DomainError('ExceedsLimitError', `Failed to create strategy. You can't create more than the established limit of ${limits.featureEnvironmentStrategies}.`))
   }
   const prepared = prepareStrategy(state, featureName, input, id, input.sortOrder ?? nextSortOrder(strategies), world)
   if (!prepared.ok) return prepared

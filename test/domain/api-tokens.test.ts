@@ -3,7 +3,8 @@ import * as v from 'valibot'
 import type { CommandMeta, EventDraft } from '../../src/domain/events.js'
 import { decideInstance, evolveInstance, type InstanceCommand } from '../../src/domain/instance.js'
 import { emptyInstance, type ApiToken, type InstanceState } from '../../src/domain/instance-state.js'
-import { hashTokenSecret, maskTokenSecret, maxApiTokens, newTokenSecret, tokenSecret } from '../../src/domain/api-tokens.js'
+import { hashTokenSecret, maskTokenSecret, newTokenSecret, tokenSecret } from '../../src/domain/api-tokens.js'
+import { limits } from '../../src/domain/limits.js'
 import { createApiTokenSchema } from '../../src/schemas/api-tokens.js'
 import { assertBadData, environment, errorOf, typesOf, valueOf } from './fixtures/scenario.js'
 
@@ -114,7 +115,7 @@ t.test('create', async (t) => {
   t.test('more than 2000 tokens is refused', async (t) => {
     const tokens = new Tokens()
     const many = new Map<string, ApiToken>()
-    for (let i = 0; i < maxApiTokens; i++) {
+    for (let i = 0; i < limits.apiTokens; i++) {
       many.set(`s${i}`, { secretHash: `s${i}`, maskedSecret: `s${i}`, tokenName: `t${i}`, type: 'client', environment: 'development', projects: ['*'], expiresAt: null, createdAt: '' })
     }
     tokens.state = { ...tokens.state, apiTokens: many }

@@ -242,7 +242,7 @@ t.test('variant and segment conflicts', async (t) => {
   t.equal(changeConflict(upd, 'production', s.project('web'), instanceWith()), 'The segment has been deleted')
 })
 
-t.test('stepsFor: each action is the direct command it stands for, in order', async (t) => {
+t.test('stepsFor: each action is the direct command it stands for, in order, an enable after its flag\'s strategy changes', async (t) => {
   const { s, first, second } = world()
   const request: ChangeRequest = {
     ...created(),
@@ -264,12 +264,12 @@ t.test('stepsFor: each action is the direct command it stands for, in order', as
   const m = meta()
   const steps = stepsFor(request, m, { newStrategyId: () => `new-${++n}` }, { projectExists: () => true, usedInProjects: () => [] })
   t.same(steps.project.map((c) => c.type), [
-    'featureEnvironment.toggle', 'strategy.add', 'strategy.update', 'strategy.reorder', 'strategy.delete', 'variants.set',
+    'strategy.add', 'strategy.update', 'strategy.reorder', 'strategy.delete', 'featureEnvironment.toggle', 'variants.set',
     'dependency.add', 'dependency.remove', 'feature.archive',
   ])
   t.same(steps.instance.map((c) => c.type), ['segment.update', 'segment.delete'])
-  t.match(steps.project[2], { id: first, input: { title: 't' } })
-  t.notOk('id' in (steps.project[2] as { input: object }).input, 'the strategy id is not part of the update input')
+  t.match(steps.project[1], { id: first, input: { title: 't' } })
+  t.notOk('id' in (steps.project[1] as { input: object }).input, 'the strategy id is not part of the update input')
   t.match(steps.project[6], { dependency: { feature: 'parent', enabled: true, variants: [] } }, 'addDependency defaults')
   t.match(steps.project[5], { environments: ['production'] })
   for (const c of steps.project) t.equal(c.meta, m, `${c.type} carries the apply meta`)
@@ -282,10 +282,10 @@ t.test('stepsFor: each action is the direct command it stands for, in order', as
   const events = valueOf(decideProject(s.project('web'), batch))
   const types: string[] = typesOf(events)
   const expected = [
-    'feature-environment-enabled', 'feature-strategy-add', 'feature-strategy-update', 'strategy-order-changed', 'feature-strategy-remove',
+    'feature-strategy-add', 'feature-strategy-update', 'strategy-order-changed', 'feature-strategy-remove', 'feature-environment-enabled',
     'feature-environment-variants-updated', 'feature-dependency-added', 'feature-dependency-removed', 'feature-archived',
   ]
-  t.same(types.filter((type) => expected.includes(type)), expected, 'the batch writes the normal events of each step, in the order of the changes')
+  t.same(types.filter((type) => expected.includes(type)), expected, 'the batch writes the normal events of each step, in the order of the steps')
 })
 
 t.test('a batch is all or nothing: a failing later step fails the whole batch', async (t) => {

@@ -1,0 +1,16 @@
+import t from 'tap'
+import { createFeature, createProject, expectOk } from '../helpers/admin-api.js'
+import { startTestServer } from '../helpers/server.js'
+
+t.test("Unleash's resource limits are set by its variables", async (t) => {
+  const server = await startTestServer(t, { env: { UNLEASH_FEATURE_FLAGS_LIMIT: '3', UNLEASH_PROJECTS_LIMIT: '2' } })
+  for (const name of ['one', 'two', 'three']) expectOk(await createFeature(server, 'default', name), name)
+  const fourth = await createFeature(server, 'default', 'four')
+  t.equal(fourth.status, 400)
+  t.equal(fourth.body.name, 'ExceedsLimitError')
+  t.match(fourth.body.message, /limit of 3\b/)
+  expectOk(await createProject(server, { id: 'second', name: 'Second' }), 'the second project')
+  const third = await createProject(server, { id: 'third', name: 'Third' })
+  t.equal(third.status, 400)
+  t.match(third.body.message, /limit of 2\b/)
+})
