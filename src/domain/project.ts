@@ -3,7 +3,7 @@ import type { CreateProject, ProjectEnvironmentInput, UpdateProject } from '../s
 import type { CreateFeatureStrategy, FeatureVariant } from '../schemas/shared.js'
 import { decideAddDependency, decideRemoveDependency } from './dependencies.js'
 import { decideAccess, emptyAccess, evolveAccess, type AccessCommand } from './project-access.js'
-import { decideSetEnvironmentVariants } from './feature-variants.js'
+import { decideSetEnvironmentVariants, decideSetLegacyVariants } from './feature-variants.js'
 import { fail, notFound, ok, type Result } from './errors.js'
 import { checkChangeRequestRequirement, decideChangeRequestConfig } from './change-request-rules.js'
 import type { CommandMeta, EventDraft } from './events.js'
@@ -56,6 +56,7 @@ export type ProjectCommand = WithMeta<
   | { type: 'strategy.delete'; feature: string; environment: string; id: string }
   | { type: 'strategy.reorder'; feature: string; environment: string; order: { id: string; sortOrder: number }[] }
   | { type: 'variants.set'; feature: string; environments: string[]; variants: FeatureVariant[] }
+  | { type: 'variants.setLegacy'; feature: string; variants: FeatureVariant[] }
   | { type: 'dependency.add'; feature: string; dependency: Dependency }
   | { type: 'dependency.remove'; feature: string; parent?: string }
   | AccessCommand
@@ -111,6 +112,8 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
       return decideReorderStrategies(state, command.feature, command.environment, command.order, world, meta)
     case 'variants.set':
       return decideSetEnvironmentVariants(state, command.feature, command.environments, command.variants, world, meta)
+    case 'variants.setLegacy':
+      return decideSetLegacyVariants(state, command.feature, command.variants, world, meta)
     case 'dependency.add':
       return decideAddDependency(state, command.feature, command.dependency, world, meta)
     case 'dependency.remove':
@@ -275,6 +278,12 @@ export const evolveProject = (state: ProjectState | undefined, event: EventDraft
       }))
     case 'feature-environment-variants-updated':
       return updateFeatureEnvironment(state, event, (env) => ({ ...env, variants: event.data.variants }))
+    case 'feature-variants-updated':
+      return updateFeature(state, event.featureName, (f) => {
+        const environments = new Map<string, FeatureEnvironment>()
+        for (const [name, env] of f.environments) environments.set(name, { ...env, variants: event.data.variants })
+        return { ...f, environments }
+      })
     case 'feature-dependency-added':
       return updateFeature(state, event.featureName, (f) => ({
         ...f,

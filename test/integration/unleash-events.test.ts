@@ -29,3 +29,29 @@ t.test('PATCH replacing /stale records feature-stale-on/off and feature-metadata
   expectStatus(t, await patchFeature(server, P, 'stale-patched', [{ op: 'replace', path: '/stale', value: false }]), 200, 'no change')
   t.equal((await featureTypes(server, 'stale-patched')).length, 5, 'a patch that changes nothing records nothing')
 })
+
+t.test('legacy PUT/PATCH .../features/:featureName/variants write every environment and record feature-variants-updated', async (t) => {
+  expectOk(await createFeature(server, P, 'legacy-variants'), 'flag')
+  const path = `/api/admin/projects/${P}/features/legacy-variants/variants`
+  const put = await api(server, 'PUT', path, [{ name: 'blue', weight: 0, weightType: 'variable', stickiness: 'default' }])
+  expectStatus(t, put, 200, 'PUT')
+  t.match(put.body, { version: 1, variants: [{ name: 'blue', weight: 1000, weightType: 'variable' }] })
+  for (const env of ['development', 'production']) {
+    const res = await api(server, 'GET', `/api/admin/projects/${P}/features/legacy-variants/environments/${env}/variants`)
+    t.same(res.body.variants.map((v: any) => [v.name, v.weight]), [['blue', 1000]], `${env} has the list`)
+  }
+  let events = (await listFeatureEvents(server, 'legacy-variants')).body.events
+  t.match(events[0], { type: 'feature-variants-updated', project: P, featureName: 'legacy-variants', environment: null, data: { variants: [{ name: 'blue', weight: 1000 }] }, preData: { variants: [] } })
+
+  const patch = await api(server, 'PATCH', path, [{ op: 'add', path: '/-', value: { name: 'green', weight: 0, weightType: 'variable', stickiness: 'default' } }])
+  expectStatus(t, patch, 200, 'PATCH')
+  t.same(patch.body.variants.map((v: any) => [v.name, v.weight]), [['blue', 500], ['green', 500]])
+  events = (await listFeatureEvents(server, 'legacy-variants')).body.events
+  t.match(events[0], { type: 'feature-variants-updated', data: { variants: [{ name: 'blue', weight: 500 }, { name: 'green', weight: 500 }] }, preData: { variants: [{ name: 'blue', weight: 1000 }] } })
+  const legacyGet = await api(server, 'GET', path)
+  t.same(legacyGet.body.variants.map((v: any) => v.name), ['blue', 'green'], 'the legacy GET reads them back')
+
+  expectError(t, await api(server, 'PUT', path, [{ name: 'only-fix', weight: 500, weightType: 'fix', stickiness: 'default' }]), { status: 400, name: 'BadDataError' }, 'no variable variant')
+  expectError(t, await api(server, 'PATCH', path, [{ op: 'remove', path: '/7' }]), { status: 400 }, 'a patch that cannot apply')
+  expectError(t, await api(server, 'PUT', `/api/admin/projects/${P}/features/no-such-flag/variants`, []), { status: 404 }, 'unknown flag')
+})
