@@ -1,6 +1,6 @@
 import type { DistributiveOmit } from '../domain/type-utils.js'
 import { DomainError, notFound } from '../domain/errors.js'
-import type { EventDraft, EventRecord } from '../domain/events.js'
+import { isInternalRecord, type EventDraft, type EventRecord } from '../domain/events.js'
 import { withFeatureTags } from '../domain/event-tags.js'
 import type { ChangeRequestCommand } from '../domain/change-requests.js'
 import { decideInstance, evolveInstance, type InstanceCommand } from '../domain/instance.js'
@@ -11,7 +11,11 @@ import type { ChangeRequestActor, InstanceActor, ProjectActor, Registry } from '
 
 export type CommittedListener = (records: EventRecord[]) => void
 
+// Records that are not Unleash events are indexed apart, so the event lists never see them.
+export const internalIndexKey = 'internal'
+
 export const indexKeysOf = (record: EventRecord): string[] => {
+  if (isInternalRecord(record.type)) return [internalIndexKey]
   const keys: string[] = []
   if (record.project) keys.push(`project:${record.project}`)
   if (record.featureName) keys.push(`feature:${record.featureName}`)
