@@ -1,6 +1,6 @@
 import type { DistributiveOmit } from '../domain/type-utils.js'
 import { DomainError, notFound } from '../domain/errors.js'
-import { isInternalRecord, type EventDraft, type EventRecord } from '../domain/events.js'
+import { isInternalRecord, type CommandMeta, type EventDraft, type EventRecord } from '../domain/events.js'
 import { withFeatureTags } from '../domain/event-tags.js'
 import type { ChangeRequestCommand } from '../domain/change-requests.js'
 import { decideInstance, evolveInstance, type InstanceCommand } from '../domain/instance.js'
@@ -81,6 +81,32 @@ export class Dispatcher {
     const decided = actor.getSnapshot().context.request!
     return this.commit(events, () => {
       this.registry.committedChangeRequests.set(id, decided)
+    })
+  }
+
+  // Moving a flag: the source's and the target's records are decided against both projects' decided
+  // states before either actor is sent anything, then written in ONE log append.
+  async moveFeature(sourceId: string, targetId: string, featureName: string, meta: CommandMeta): Promise<EventRecord[]> {
+    const source = this.registry.project(sourceId)
+    const target = this.registry.project(targetId)
+    const sourceState = source?.getSnapshot().context.state
+    const targetState = target?.getSnapshot().context.state
+    if (!source || !sourceState) throw notFound(`Project ${sourceId} does not exist`)
+    if (!target || !targetState) throw notFound(`Project ${targetId} does not exist`)
+    const moveOut = { type: 'feature.moveOut', feature: featureName, target: targetState, meta, world: this.buildWorld() } as const
+    const out = decideProject(sourceState, moveOut)
+    if (!out.ok) throw out.error
+    if (out.value.length === 0) return []
+    const feature = sourceState.features.get(featureName)!
+    const moveIn = { type: 'feature.moveIn', feature, meta, world: this.buildWorld() } as const
+    const into = decideProject(targetState, moveIn)
+    if (!into.ok) throw into.error
+    const events = [...this.decide(source, moveOut), ...this.decide(target, moveIn)]
+    const decidedSource = source.getSnapshot().context.state
+    const decidedTarget = target.getSnapshot().context.state
+    return this.commit(withFeatureTags(events, decidedTarget), () => {
+      if (decidedSource) this.registry.committedProjects.set(sourceId, decidedSource)
+      if (decidedTarget) this.registry.committedProjects.set(targetId, decidedTarget)
     })
   }
 

@@ -2,6 +2,7 @@ import type { CreateFeature, JsonPatch, UpdateFeature, UpdateFeatureStrategy } f
 import type { CreateProject, ProjectEnvironmentInput, UpdateProject } from '../schemas/projects.js'
 import type { CreateFeatureStrategy, FeatureVariant } from '../schemas/shared.js'
 import { decideAddDependency, decideRemoveDependency } from './dependencies.js'
+import { decideMoveIn, decideMoveOut, evolveFeatureMove } from './feature-move.js'
 import { decideAccess, emptyAccess, evolveAccess, type AccessCommand } from './project-access.js'
 import { decideSetEnvironmentVariants, decideSetLegacyVariants } from './feature-variants.js'
 import { fail, notFound, ok, type Result } from './errors.js'
@@ -57,6 +58,8 @@ export type ProjectCommand = WithMeta<
   | { type: 'strategy.reorder'; feature: string; environment: string; order: { id: string; sortOrder: number }[] }
   | { type: 'variants.set'; feature: string; environments: string[]; variants: FeatureVariant[] }
   | { type: 'variants.setLegacy'; feature: string; variants: FeatureVariant[] }
+  | { type: 'feature.moveOut'; feature: string; target: ProjectState }
+  | { type: 'feature.moveIn'; feature: Feature }
   | { type: 'dependency.add'; feature: string; dependency: Dependency }
   | { type: 'dependency.remove'; feature: string; parent?: string }
   | AccessCommand
@@ -112,6 +115,10 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
       return decideReorderStrategies(state, command.feature, command.environment, command.order, world, meta)
     case 'variants.set':
       return decideSetEnvironmentVariants(state, command.feature, command.environments, command.variants, world, meta)
+    case 'feature.moveOut':
+      return decideMoveOut(state, command.feature, command.target, world, meta)
+    case 'feature.moveIn':
+      return decideMoveIn(state, command.feature, meta)
     case 'variants.setLegacy':
       return decideSetLegacyVariants(state, command.feature, command.variants, world, meta)
     case 'dependency.add':
@@ -259,6 +266,9 @@ export const evolveProject = (state: ProjectState | undefined, event: EventDraft
       })
     case 'feature-deleted':
       return { ...state, features: withoutEntry(state.features, String(event.featureName)) }
+    case 'internal:feature-moved-out':
+    case 'feature-project-change':
+      return evolveFeatureMove(state, event)
     case 'feature-environment-enabled':
     case 'feature-environment-disabled':
       return updateFeatureEnvironment(state, event, (env) => ({ ...env, enabled: event.type === 'feature-environment-enabled' }))

@@ -88,6 +88,50 @@ t.test('change-request titles and comments are records of their own, kept out of
   t.same(forProject.slice(0, 2), ['change-added', 'change-request-created'], 'nor under the project')
 })
 
+t.test('POST .../changeProject moves a flag whole in one append, feature-project-change', async (t) => {
+  expectOk(await createProject(server, { id: 'target', name: 'Target' }), 'target project')
+  expectOk(await createFeature(server, P, 'mover'), 'flag')
+  expectOk(await api(server, 'POST', `/api/admin/projects/${P}/features/mover/environments/production/strategies`, { name: 'default', title: 'kept' }), 'strategy')
+  expectOk(await api(server, 'POST', `/api/admin/projects/${P}/features/mover/environments/production/on`), 'on')
+  expectOk(await api(server, 'POST', '/api/admin/features/mover/tags', { type: 'simple', value: 'moving' }), 'tag')
+  const lastBefore = (await listEvents(server)).body.events[0].id as number
+
+  const move = await api(server, 'POST', `/api/admin/projects/${P}/features/mover/changeProject`, { newProjectId: 'target' })
+  expectStatus(t, move, 200, 'moved')
+  expectError(t, await api(server, 'GET', `/api/admin/projects/${P}/features/mover`), { status: 404 }, 'gone from the source')
+  const moved = await api(server, 'GET', '/api/admin/projects/target/features/mover')
+  expectStatus(t, moved, 200, 'found in the target')
+  t.match(moved.body, { name: 'mover', project: 'target', tags: [{ type: 'simple', value: 'moving' }] })
+  const production = moved.body.environments.find((e: any) => e.name === 'production')
+  t.match(production, { enabled: true, strategies: [{ name: 'default', title: 'kept' }] }, 'its environments and strategies came along')
+
+  const events = (await listEvents(server)).body.events
+  t.equal(events[0].id, lastBefore + 2, 'one append of two records: the target\'s event and the source\'s internal record')
+  t.match(events[0], { type: 'feature-project-change', project: 'target', featureName: 'mover', data: { oldProject: P, newProject: 'target' }, tags: [{ type: 'simple', value: 'moving' }] })
+  t.equal(events[1].id, lastBefore, 'the internal record is not listed')
+  t.notOk('hidden' in events[0], 'replay-only facts are not listed')
+
+  const token = expectOk(await api(server, 'POST', '/api/admin/api-tokens', { tokenName: 'mover', type: 'client', environment: 'production', projects: ['target'] }), 'token').body.secret
+  const client = await api(server, 'GET', '/api/client/features', undefined, token)
+  t.match(client.body.features.find((f: any) => f.name === 'mover'), { project: 'target', enabled: true }, 'SDKs of the target see it')
+})
+
+t.test('POST .../changeProject is refused where Unleash refuses it', async (t) => {
+  expectOk(await createFeature(server, P, 'stayer'), 'flag')
+  const move = (to: unknown, feature = 'stayer') => api(server, 'POST', `/api/admin/projects/${P}/features/${feature}/changeProject`, to)
+  expectError(t, await move({ newProjectId: CR }), { status: 403, name: 'ForbiddenError', message: `Changing project not allowed. Project ${CR} has change requests enabled.` }, 'into a project requiring change requests (SEMANTICS 12)')
+  expectOk(await createProject(server, { id: 'narrow', name: 'Narrow', environments: ['development'] }), 'a project with fewer environments')
+  expectError(t, await move({ newProjectId: 'narrow' }), { status: 403, name: 'IncompatibleProjectError', message: 'narrow is not a compatible target' }, 'other environments')
+  expectError(t, await move({ newProjectId: 'nowhere' }), { status: 404 }, 'unknown target')
+  expectError(t, await move({ newProjectId: 'target' }, 'no-such-flag'), { status: 404 }, 'unknown flag')
+  expectError(t, await move({}), { status: 400, message: /newProjectId/ }, 'no newProjectId')
+  expectOk(await createFeature(server, P, 'stayer-parent'), 'parent')
+  expectOk(await api(server, 'POST', `/api/admin/projects/${P}/features/stayer/dependencies`, { feature: 'stayer-parent' }), 'dependency')
+  expectError(t, await move({ newProjectId: 'target' }), { status: 403, name: 'ForbiddenError' }, 'a flag with dependencies')
+  expectError(t, await move({ newProjectId: 'target' }, 'stayer-parent'), { status: 403, name: 'ForbiddenError' }, 'a flag others depend on')
+  expectStatus(t, await api(server, 'GET', `/api/admin/projects/${P}/features/stayer`), 200, 'nothing moved')
+})
+
 // ---- Last: stop, replay the log from event 1, and restart on the same data. ----
 
 t.test('replaying the log rebuilds what these routes changed, and a restart serves it', async (t) => {
@@ -102,6 +146,8 @@ t.test('replaying the log rebuilds what these routes changed, and a restart serv
   t.same(replayed.instance, fromSnapshot.instance, 'instance: the same from the log alone')
   t.same(replayed.changeRequests, fromSnapshot.changeRequests, 'change requests: the same from the log alone')
   t.equal(replayed.projects.get(P).features.get('stale-patched').stale, false)
+  t.notOk(replayed.projects.get(P).features.has('mover'), 'the moved flag left the source')
+  t.match(replayed.projects.get('target').features.get('mover'), { project: 'target', tags: [{ value: 'moving' }] }, 'and is whole in the target')
   t.same(replayed.changeRequests.get(changeRequestId)?.title, 'Turn it on', 'the title, from its own record')
   t.same(replayed.changeRequests.get(changeRequestId)?.comments.map((c: any) => c.text), ['looks right'], 'the comment, from its own record')
 
@@ -111,6 +157,7 @@ t.test('replaying the log rebuilds what these routes changed, and a restart serv
     t.same(res.body.variants.map((v: any) => [v.name, v.weight]), [['blue', 500], ['green', 500]], `legacy variants in ${env}`)
   }
   t.match((await api(server, 'GET', `/api/admin/projects/${CR}/change-requests/${changeRequestId}`)).body, { title: 'Turn it on', comments: [{ text: 'looks right' }] })
+  expectStatus(t, await api(server, 'GET', '/api/admin/projects/target/features/mover'), 200, 'the moved flag is in the target after the restart')
   const listed = (await listEvents(server)).body
   for (const e of listed.events) t.notMatch(e.type, /^internal:/, `${e.id} is still an Unleash event after the restart`)
 })
