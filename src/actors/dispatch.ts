@@ -84,30 +84,51 @@ export class Dispatcher {
     })
   }
 
-  // Moving a flag: the source's and the target's records are decided against both projects' decided
-  // states before either actor is sent anything, then written in ONE log append.
-  async moveFeature(sourceId: string, targetId: string, featureName: string, meta: CommandMeta): Promise<EventRecord[]> {
-    const source = this.registry.project(sourceId)
-    const target = this.registry.project(targetId)
-    const sourceState = source?.getSnapshot().context.state
-    const targetState = target?.getSnapshot().context.state
-    if (!source || !sourceState) throw notFound(`Project ${sourceId} does not exist`)
-    if (!target || !targetState) throw notFound(`Project ${targetId} does not exist`)
-    const moveOut = { type: 'feature.moveOut', feature: featureName, target: targetState, meta, world: this.buildWorld() } as const
-    const out = decideProject(sourceState, moveOut)
-    if (!out.ok) throw out.error
-    if (out.value.length === 0) return []
-    const feature = sourceState.features.get(featureName)!
-    const moveIn = { type: 'feature.moveIn', feature, meta, world: this.buildWorld() } as const
-    const into = decideProject(targetState, moveIn)
-    if (!into.ok) throw into.error
-    const events = [...this.decide(source, moveOut), ...this.decide(target, moveIn)]
-    const decidedSource = source.getSnapshot().context.state
-    const decidedTarget = target.getSnapshot().context.state
-    return this.commit(withFeatureTags(events, decidedTarget), () => {
-      if (decidedSource) this.registry.committedProjects.set(sourceId, decidedSource)
-      if (decidedTarget) this.registry.committedProjects.set(targetId, decidedTarget)
+  // Commands to several projects (each at most once) and to the instance, all checked against the
+  // decided states before any actor is sent anything, then written in ONE log append: a refusal
+  // leaves every actor as it was.
+  async together(steps: { projectId: string; command: ProjectCommandInput }[], instanceCommands: InstanceCommand[]): Promise<EventRecord[]> {
+    const planned = steps.map(({ projectId, command }) => {
+      const actor = this.registry.project(projectId)
+      const state = actor?.getSnapshot().context.state
+      if (!actor || !state) throw notFound(`Project ${projectId} does not exist`)
+      return { projectId, actor, state, command: { ...command, world: this.buildWorld() } as ProjectCommand }
     })
+    for (const { state, command } of planned) {
+      const result = decideProject(state, command)
+      if (!result.ok) throw result.error
+    }
+    let instanceState = this.registry.decidedInstance()
+    for (const command of instanceCommands) {
+      const result = decideInstance(instanceState, command)
+      if (!result.ok) throw result.error
+      instanceState = result.value.reduce(evolveInstance, instanceState)
+    }
+    const events = [
+      ...planned.flatMap(({ actor, command }) => withFeatureTags(this.decide(actor, command), actor.getSnapshot().context.state)),
+      ...instanceCommands.flatMap((command) => this.decide(this.registry.instance, command)),
+    ]
+    const decided = planned.map(({ projectId, actor }) => [projectId, actor.getSnapshot().context.state] as const)
+    const decidedInstance = this.registry.decidedInstance()
+    return this.commit(events, () => {
+      for (const [projectId, state] of decided) if (state) this.registry.committedProjects.set(projectId, state)
+      this.registry.committedInstance = decidedInstance
+    })
+  }
+
+  // Moving a flag: the source's record, then the target's (SEMANTICS 11.4), in one append.
+  async moveFeature(sourceId: string, targetId: string, featureName: string, meta: CommandMeta): Promise<EventRecord[]> {
+    const decidedState = (id: string) => {
+      const state = this.registry.project(id)?.getSnapshot().context.state
+      if (!state) throw notFound(`Project ${id} does not exist`)
+      return state
+    }
+    const source = decidedState(sourceId)
+    const target = decidedState(targetId)
+    const steps: { projectId: string; command: ProjectCommandInput }[] = [{ projectId: sourceId, command: { type: 'feature.moveOut', feature: featureName, target, meta } }]
+    const feature = source.features.get(featureName)
+    if (feature && sourceId !== targetId) steps.push({ projectId: targetId, command: { type: 'feature.moveIn', feature, meta } })
+    return this.together(steps, [])
   }
 
   // Applying a change request: the project's changes, any segment changes and the request's own

@@ -12,7 +12,7 @@ import {
   decideUpdateStrategyType,
 } from './strategy-types.js'
 import { decideCreateApiToken, decideDeleteApiToken, decideUpdateApiToken, type ApiTokenWorld } from './api-tokens.js'
-import { decideCreateEnvironment, decideToggleEnvironment, decideUpdateEnvironment } from './environments.js'
+import { decideCreateEnvironment, decideDeleteEnvironment, decideToggleEnvironment, decideUpdateEnvironment } from './environments.js'
 import type { Result } from './errors.js'
 import { decidePeople, evolvePeople, type PeopleCommand } from './people.js'
 import type { CommandMeta, EventDraft } from './events.js'
@@ -28,6 +28,7 @@ export type InstanceCommand =
   | { type: 'environment.create'; input: CreateEnvironment; meta: CommandMeta }
   | { type: 'environment.update'; name: string; input: UpdateEnvironment; meta: CommandMeta }
   | { type: 'environment.toggle'; name: string; enabled: boolean; meta: CommandMeta }
+  | { type: 'environment.delete'; name: string; meta: CommandMeta }
   | { type: 'apiToken.create'; input: CreateApiToken; random: string; world: ApiTokenWorld; meta: CommandMeta }
   | { type: 'apiToken.update'; secret: string; expiresAt: string; meta: CommandMeta }
   | { type: 'apiToken.delete'; secret: string; meta: CommandMeta }
@@ -56,6 +57,8 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand): 
       return decideUpdateEnvironment(state, command.name, command.input, command.meta)
     case 'environment.toggle':
       return decideToggleEnvironment(state, command.name, command.enabled, command.meta)
+    case 'environment.delete':
+      return decideDeleteEnvironment(state, command.name, command.meta)
     case 'apiToken.create':
       return decideCreateApiToken(state, command.input, command.random, command.world, command.meta)
     case 'apiToken.update':

@@ -22,6 +22,7 @@ import {
   decideAddProjectEnvironment,
   decideCreateProject,
   decideDeleteProject,
+  decideDropDeletedEnvironment,
   decideRemoveProjectEnvironment,
   decideSetDefaultStrategy,
   decideUpdateProject,
@@ -44,6 +45,7 @@ export type ProjectCommand = WithMeta<
   | { type: 'project.delete' }
   | { type: 'projectEnvironment.add'; input: ProjectEnvironmentInput; defaultStrategy: CreateFeatureStrategy | null }
   | { type: 'projectEnvironment.remove'; environment: string }
+  | { type: 'projectEnvironment.dropDeleted'; environment: string }
   | { type: 'defaultStrategy.set'; environment: string; strategy: CreateFeatureStrategy }
   | { type: 'feature.create'; input: CreateFeature }
   | { type: 'feature.update'; name: string; input: UpdateFeature }
@@ -89,6 +91,8 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
       return decideAddProjectEnvironment(state, command.input, command.defaultStrategy, world, meta)
     case 'projectEnvironment.remove':
       return decideRemoveProjectEnvironment(state, command.environment, meta)
+    case 'projectEnvironment.dropDeleted':
+      return decideDropDeletedEnvironment(state, command.environment, meta)
     case 'defaultStrategy.set':
       return decideSetDefaultStrategy(state, command.environment, command.strategy, meta)
     case 'feature.create':

@@ -132,6 +132,43 @@ t.test('POST .../changeProject is refused where Unleash refuses it', async (t) =
   expectStatus(t, await api(server, 'GET', `/api/admin/projects/${P}/features/stayer`), 200, 'nothing moved')
 })
 
+t.test('DELETE /api/admin/environments/:name deletes it everywhere in one append, environment-deleted', async (t) => {
+  expectOk(await api(server, 'POST', '/api/admin/environments', { name: 'doomed', type: 'test' }), 'environment')
+  expectOk(await api(server, 'POST', `/api/admin/projects/${P}/environments`, { environment: 'doomed' }), 'in the project')
+  expectOk(await createFeature(server, P, 'doomed-flag'), 'flag')
+  expectOk(await api(server, 'POST', `/api/admin/projects/${P}/features/doomed-flag/environments/doomed/strategies`, { name: 'default' }), 'strategy there')
+  const lastBefore = (await listEvents(server)).body.events[0].id as number
+
+  expectStatus(t, await api(server, 'DELETE', '/api/admin/environments/doomed'), 200, 'deleted')
+  expectError(t, await api(server, 'GET', '/api/admin/environments/doomed'), { status: 404 }, 'gone')
+  t.notOk((await api(server, 'GET', '/api/admin/environments')).body.environments.some((e: any) => e.name === 'doomed'), 'not listed')
+  const flag = (await api(server, 'GET', `/api/admin/projects/${P}/features/doomed-flag`)).body
+  t.same(flag.environments.map((e: any) => e.name).sort(), ['development', 'production'], 'the flag lost its configuration there')
+  const events = (await listEvents(server)).body.events
+  t.match(events.slice(0, 2), [
+    { id: lastBefore + 2, type: 'environment-deleted', environment: 'doomed', preData: { name: 'doomed', type: 'test' } },
+    { id: lastBefore + 1, type: 'project-environment-removed', project: P, environment: 'doomed' },
+  ], 'the project lets go of it, then it is deleted')
+  expectError(t, await api(server, 'POST', `/api/admin/projects/${P}/environments`, { environment: 'doomed' }), { status: 400 }, 'it cannot be added to a project any more')
+  expectError(t, await api(server, 'DELETE', '/api/admin/environments/doomed'), { status: 404 }, 'twice')
+})
+
+t.test('DELETE /api/admin/environments/:name is refused for the last enabled environment', async (t) => {
+  expectOk(await api(server, 'POST', '/api/admin/environments', { name: 'lonely', type: 'test' }), 'environment')
+  expectOk(await api(server, 'POST', '/api/admin/environments/development/off'), 'development off')
+  expectOk(await api(server, 'POST', '/api/admin/environments/production/off'), 'production off')
+  t.teardown(async () => {
+    await api(server, 'POST', '/api/admin/environments/development/on')
+    await api(server, 'POST', '/api/admin/environments/production/on')
+  })
+  expectError(t, await api(server, 'DELETE', '/api/admin/environments/lonely'), { status: 400, message: 'You must always have one active environment' }, 'the last enabled one')
+  expectStatus(t, await api(server, 'GET', '/api/admin/environments/lonely'), 200, 'still there')
+  expectOk(await api(server, 'POST', '/api/admin/environments/production/on'), 'production on')
+  expectStatus(t, await api(server, 'DELETE', '/api/admin/environments/lonely'), 200, 'no longer the last enabled one')
+  const viewer = expectOk(await api(server, 'POST', '/api/admin/api-tokens', { tokenName: 'env-client', type: 'client', environment: 'production' }), 'client token').body.secret
+  expectError(t, await api(server, 'DELETE', '/api/admin/environments/development', undefined, viewer), { status: 403 }, 'a client token may not')
+})
+
 // ---- Last: stop, replay the log from event 1, and restart on the same data. ----
 
 t.test('replaying the log rebuilds what these routes changed, and a restart serves it', async (t) => {
@@ -158,6 +195,8 @@ t.test('replaying the log rebuilds what these routes changed, and a restart serv
   }
   t.match((await api(server, 'GET', `/api/admin/projects/${CR}/change-requests/${changeRequestId}`)).body, { title: 'Turn it on', comments: [{ text: 'looks right' }] })
   expectStatus(t, await api(server, 'GET', '/api/admin/projects/target/features/mover'), 200, 'the moved flag is in the target after the restart')
+  expectError(t, await api(server, 'GET', '/api/admin/environments/doomed'), { status: 404 }, 'the deleted environment stays deleted')
+  t.notOk(replayed.projects.get(P).environments.has('doomed'), 'and out of the project, from the log alone')
   const listed = (await listEvents(server)).body
   for (const e of listed.events) t.notMatch(e.type, /^internal:/, `${e.id} is still an Unleash event after the restart`)
 })
