@@ -8,7 +8,7 @@ import type { ProjectState } from '../domain/project-state.js'
 import type { EventLog, SnapshotEntry } from '../store/log.js'
 
 // Bump whenever the shape of a state changes: older snapshots are then ignored and the log replayed.
-export const snapshotFormat = 4
+export const snapshotFormat = 5
 
 export interface Recovered {
   instance: InstanceState

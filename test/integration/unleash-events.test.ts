@@ -3,7 +3,7 @@ import { applyRecord, recover } from '../../src/actors/recovery.js'
 import type { EventRecord } from '../../src/domain/events.js'
 import { emptyInstance } from '../../src/domain/instance-state.js'
 import { EventLog } from '../../src/store/log.js'
-import { api, createFeature, createProject, expectOk, listEvents, listFeatureEvents, patchFeature, type ServerRef } from '../helpers/admin-api.js'
+import { api, createFeature, createProject, expectOk, listEvents, listFeatureEvents, patchFeature, registerClient, type ServerRef } from '../helpers/admin-api.js'
 import { expectError, expectStatus } from '../helpers/expect.js'
 import { makeDataDir, randomAdminToken, startTestServer, type TestServer } from '../helpers/server.js'
 
@@ -169,6 +169,27 @@ t.test('DELETE /api/admin/environments/:name is refused for the last enabled env
   expectError(t, await api(server, 'DELETE', '/api/admin/environments/development', undefined, viewer), { status: 403 }, 'a client token may not')
 })
 
+t.test('the first registration of an application records application-created, SDK and frontend alike', async (t) => {
+  const client = expectOk(await api(server, 'POST', '/api/admin/api-tokens', { tokenName: 'sdk-app', type: 'client', environment: 'development' }), 'client token').body.secret
+  const frontend = expectOk(await api(server, 'POST', '/api/admin/api-tokens', { tokenName: 'web-app', type: 'frontend', environment: 'development' }), 'frontend token').body.secret
+  const registration = (appName: string) => ({ appName, instanceId: 'i1', interval: 1000, started: new Date().toISOString(), strategies: ['default'], sdkVersion: 'unleash-client-node:6.0.0' })
+  const created = async () => ((await listEvents(server)).body.events as any[]).filter((e) => e.type === 'application-created')
+
+  expectStatus(t, await registerClient(server, client, registration('checkout-service')), 202, 'first registration')
+  let events = await created()
+  t.equal(events.length, 1, 'one application-created')
+  t.match(events[0], { type: 'application-created', createdBy: 'sdk-app', data: { appName: 'checkout-service', strategies: ['default'] } })
+  expectStatus(t, await registerClient(server, client, { ...registration('checkout-service'), instanceId: 'i2' }), 202, 'another instance of it')
+  expectStatus(t, await registerClient(server, client, registration('checkout-service')), 202, 'again')
+  t.equal((await created()).length, 1, 'an application is created once')
+
+  const web = await api(server, 'POST', '/api/frontend/client/register', registration('web-shop'), frontend)
+  expectStatus(t, web, 200, 'frontend registration')
+  events = await created()
+  t.same(events.map((e) => e.data.appName), ['web-shop', 'checkout-service'], 'the frontend\'s application too')
+  expectError(t, await api(server, 'POST', '/api/frontend/client/register', { instanceId: 'no-name' }, frontend), { status: 400, message: /appName/ }, 'a frontend registration without appName')
+})
+
 // ---- Last: stop, replay the log from event 1, and restart on the same data. ----
 
 t.test('replaying the log rebuilds what these routes changed, and a restart serves it', async (t) => {
@@ -196,6 +217,10 @@ t.test('replaying the log rebuilds what these routes changed, and a restart serv
   t.match((await api(server, 'GET', `/api/admin/projects/${CR}/change-requests/${changeRequestId}`)).body, { title: 'Turn it on', comments: [{ text: 'looks right' }] })
   expectStatus(t, await api(server, 'GET', '/api/admin/projects/target/features/mover'), 200, 'the moved flag is in the target after the restart')
   expectError(t, await api(server, 'GET', '/api/admin/environments/doomed'), { status: 404 }, 'the deleted environment stays deleted')
+  t.same([...replayed.instance.applications].sort(), ['checkout-service', 'web-shop'], 'known applications, from the log alone')
+  const client = expectOk(await api(server, 'POST', '/api/admin/api-tokens', { tokenName: 'after-restart', type: 'client', environment: 'development' }), 'token').body.secret
+  expectStatus(t, await registerClient(server, client, { appName: 'checkout-service', instanceId: 'i9', interval: 1000, started: new Date().toISOString(), strategies: [] }), 202, 'registers after the restart')
+  t.equal(((await listEvents(server)).body.events as any[]).filter((e) => e.type === 'application-created').length, 2, 'a known application is not created again after a restart')
   t.notOk(replayed.projects.get(P).environments.has('doomed'), 'and out of the project, from the log alone')
   const listed = (await listEvents(server)).body
   for (const e of listed.events) t.notMatch(e.type, /^internal:/, `${e.id} is still an Unleash event after the restart`)
