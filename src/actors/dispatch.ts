@@ -1,6 +1,6 @@
 import type { DistributiveOmit } from '../domain/type-utils.js'
 import { DomainError, notFound } from '../domain/errors.js'
-import type { EventDraft, EventRecord } from '../domain/events.js'
+import { isInternalRecord, type CommandMeta, type EventDraft, type EventRecord } from '../domain/events.js'
 import { withFeatureTags } from '../domain/event-tags.js'
 import type { ChangeRequestCommand } from '../domain/change-requests.js'
 import { decideInstance, evolveInstance, type InstanceCommand } from '../domain/instance.js'
@@ -13,7 +13,11 @@ import type { ChangeRequestActor, InstanceActor, ProjectActor, Registry } from '
 
 export type CommittedListener = (records: EventRecord[]) => void
 
+// Records that are not Unleash events are indexed apart, so the event lists never see them.
+export const internalIndexKey = 'internal'
+
 export const indexKeysOf = (record: EventRecord): string[] => {
+  if (isInternalRecord(record.type)) return [internalIndexKey]
   const keys: string[] = []
   if (record.project) keys.push(`project:${record.project}`)
   if (record.featureName) keys.push(`feature:${record.featureName}`)
@@ -114,6 +118,55 @@ export class Dispatcher {
     return this.commit(events, () => {
       this.registry.committedChangeRequests.set(id, decided)
     })
+  }
+
+  // Commands to several projects (each at most once) and to the instance, all checked against the
+  // decided states before any actor is sent anything, then written in ONE log append: a refusal
+  // leaves every actor as it was.
+  async together(steps: { projectId: string; command: ProjectCommandInput }[], instanceCommands: InstanceCommand[]): Promise<EventRecord[]> {
+    if (this.refusal) throw this.refusal
+    const planned = steps.map(({ projectId, command }) => {
+      const actor = this.registry.project(projectId)
+      const state = actor?.getSnapshot().context.state
+      if (!actor || !state) throw notFound(`Project ${projectId} does not exist`)
+      return { projectId, actor, state, command: { ...command, world: this.buildWorld() } as ProjectCommand }
+    })
+    for (const { state, command } of planned) {
+      const result = decideProject(state, command)
+      if (!result.ok) throw result.error
+    }
+    let instanceState = this.registry.decidedInstance()
+    for (const command of instanceCommands) {
+      const result = decideInstance(instanceState, command)
+      if (!result.ok) throw result.error
+      instanceState = result.value.reduce(evolveInstance, instanceState)
+    }
+    const events = [
+      ...planned.flatMap(({ actor, command }) => withFeatureTags(this.decide(actor, command), actor.getSnapshot().context.state)),
+      ...instanceCommands.flatMap((command) => this.decide(this.registry.instance, command)),
+    ]
+    const decided = planned.map(({ projectId, actor }) => [projectId, actor.getSnapshot().context.state] as const)
+    const decidedInstance = this.registry.decidedInstance()
+    return this.commit(events, () => {
+      for (const [projectId, state] of decided) if (state) this.registry.committedProjects.set(projectId, state)
+      this.registry.committedInstance = decidedInstance
+    })
+  }
+
+  // Moving a flag: the source's record, then the target's (SEMANTICS 11.4), in one append.
+  async moveFeature(sourceId: string, targetId: string, featureName: string, meta: CommandMeta): Promise<EventRecord[]> {
+    if (this.refusal) throw this.refusal
+    const decidedState = (id: string) => {
+      const state = this.registry.project(id)?.getSnapshot().context.state
+      if (!state) throw notFound(`Project ${id} does not exist`)
+      return state
+    }
+    const source = decidedState(sourceId)
+    const target = decidedState(targetId)
+    const steps: { projectId: string; command: ProjectCommandInput }[] = [{ projectId: sourceId, command: { type: 'feature.moveOut', feature: featureName, target, meta } }]
+    const feature = source.features.get(featureName)
+    if (feature && sourceId !== targetId) steps.push({ projectId: targetId, command: { type: 'feature.moveIn', feature, meta } })
+    return this.together(steps, [])
   }
 
   // Applying a change request: the project's changes, any segment changes and the request's own

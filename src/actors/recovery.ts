@@ -8,7 +8,7 @@ import type { ProjectState } from '../domain/project-state.js'
 import type { EventLog, SnapshotEntry } from '../store/log.js'
 
 // Bump whenever the shape of a state changes: older snapshots are then ignored and the log replayed.
-export const snapshotFormat = 8
+export const snapshotFormat = 9
 
 // A read model whose state is a pure function of the log, snapshotted beside the actors' states so
 // that it comes out the same whether a process replayed the whole log or started from a snapshot.

@@ -1,10 +1,21 @@
 import semver from 'semver'
-import { badData, notFound } from '../domain/errors.js'
+import { DomainError, badData, notFound } from '../domain/errors.js'
 import type { Principal, Request, Route } from '../http/types.js'
 import type { ClientQuery } from '../read/client-features.js'
-import { clientMetricsSchema, clientRegisterSchema } from '../schemas/client.js'
-import { empty, json, type ApiDeps } from './deps.js'
+import { clientMetricsSchema, clientRegisterSchema, type ClientRegister } from '../schemas/client.js'
+import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
+
+// The first registration of an application name is recorded (application-created); the SDK's answer
+// does not wait on anything else. A write refused now (a full disk) is tried again on the next one.
+export const recordApplication = async (deps: ApiDeps, req: Request, input: ClientRegister): Promise<void> => {
+  if (deps.registry.decidedInstance().applications.has(input.appName)) return
+  try {
+    await deps.dispatcher.toInstance({ type: 'application.register', input, meta: metaOf(deps, req) })
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error
+  }
+}
 
 // Unleash's DEFAULT_ENV since v7: a token for all environments reads this one unless told otherwise.
 export const defaultEnvironment = 'development'
@@ -106,9 +117,10 @@ export const clientRoutes = (deps: ApiDeps): Route[] => [
     path: '/api/client/register',
     access: 'client',
     body: true,
-    handler: (req) => {
+    handler: async (req) => {
       const input = parse(clientRegisterSchema, req.body)
       const now = deps.clock().toISOString()
+      await recordApplication(deps, req, input)
       deps.applications.register({
         appName: input.appName,
         instanceId: input.instanceId,

@@ -54,6 +54,23 @@ export const environmentRoutes = (deps: ApiDeps): Route[] => {
         return json(view(find(req.params.name)))
       },
     },
+    {
+      method: 'DELETE',
+      path: '/api/admin/environments/:name',
+      access: 'admin',
+      permission: 'ADMIN',
+      handler: async (req) => {
+        const name = req.params.name
+        find(name)
+        const meta = metaOf(deps, req)
+        // Every project lets go of it (its flags' configuration there goes too), then it is deleted: one append.
+        const steps = [...deps.registry.decidedProjects()]
+          .filter(([, project]) => project.environments.has(name))
+          .map(([projectId]) => ({ projectId, command: { type: 'projectEnvironment.dropDeleted' as const, environment: name, meta } }))
+        await deps.dispatcher.together(steps, [{ type: 'environment.delete', name, meta }])
+        return empty(200)
+      },
+    },
     { method: 'POST', path: '/api/admin/environments/:name/on', access: 'admin', permission: 'ADMIN', handler: toggle(true) },
     { method: 'POST', path: '/api/admin/environments/:name/off', access: 'admin', permission: 'ADMIN', handler: toggle(false) },
   ]

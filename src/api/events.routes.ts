@@ -1,4 +1,5 @@
-import type { EventRecord } from '../domain/events.js'
+import { internalIndexKey } from '../actors/dispatch.js'
+import { isInternalRecord, type EventRecord } from '../domain/events.js'
 import type { Route } from '../http/types.js'
 import { json, type ApiDeps } from './deps.js'
 
@@ -34,8 +35,8 @@ export const eventRoutes = (deps: ApiDeps): Route[] => {
           const events = byIndex(`project:${project}`)
           return json({ version: 1, events, totalEvents: events.length })
         }
-        const events = deps.log.newest(latestLimit).map((r) => eventView(r as EventRecord))
-        return json({ version: 1, events, totalEvents: deps.log.count() })
+        const events = deps.log.newest(latestLimit, (r) => !isInternalRecord((r as EventRecord).type)).map((r) => eventView(r as EventRecord))
+        return json({ version: 1, events, totalEvents: deps.log.count() - deps.log.countFor(internalIndexKey) })
       },
     },
     {

@@ -5,6 +5,7 @@ import type { Feature } from '../domain/project-state.js'
 import type { Request, Route } from '../http/types.js'
 import { featureEnvironmentView, featureView } from '../read/admin-views.js'
 import {
+  changeProjectSchema,
   createFeatureSchema,
   featureNamesSchema,
   jsonPatchSchema,
@@ -155,6 +156,20 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
           for (const feature of project.features.values()) if (!feature.archived) features.push(featureView(feature, ctx))
         }
         return json({ version: 2, features })
+      },
+    },
+    {
+      method: 'POST',
+      path: `${featurePath}/changeProject`,
+      access: 'admin',
+      permission: 'MOVE_FEATURE_TOGGLE',
+      body: true,
+      handler: async (req) => {
+        const { newProjectId } = parse(changeProjectSchema, req.body)
+        // SEMANTICS 11.4: MOVE_FEATURE_TOGGLE in both projects; the route checked the source.
+        req.authorize('MOVE_FEATURE_TOGGLE', newProjectId)
+        await deps.dispatcher.moveFeature(req.params.projectId, newProjectId, req.params.featureName, metaOf(deps, req))
+        return empty(200)
       },
     },
     { method: 'GET', path: '/api/admin/archive/features', access: 'admin', handler: () => archivedList(() => true) },

@@ -5,6 +5,8 @@ import type { Evaluators } from '../read/evaluators.js'
 import { FrontendAnswers } from '../read/frontend-answers.js'
 import { frontendRequestSchema, sdkContextSchema } from '../schemas/playground.js'
 import type { EvalContext } from '../eval/types.js'
+import { clientRegisterSchema } from '../schemas/client.js'
+import { recordApplication } from './client.routes.js'
 import { empty, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
 
@@ -81,7 +83,17 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
       },
     },
     { method: 'POST', path: '/api/frontend/client/metrics', access: 'frontend', cors: true, body: true, handler: () => empty(200) },
-    { method: 'POST', path: '/api/frontend/client/register', access: 'frontend', cors: true, body: true, handler: () => empty(200) },
+    {
+      method: 'POST',
+      path: '/api/frontend/client/register',
+      access: 'frontend',
+      cors: true,
+      body: true,
+      handler: async (req) => {
+        await recordApplication(deps, req, parse(clientRegisterSchema, req.body))
+        return empty(200)
+      },
+    },
     { method: 'GET', path: '/api/frontend/client/features', access: 'frontend', cors: true, handler: notSupported },
     { method: 'GET', path: '/api/frontend/health', access: 'frontend', cors: true, handler: notSupported },
     { method: 'GET', path: '/api/frontend/internal-backstage/prometheus', access: 'frontend', cors: true, handler: notSupported },

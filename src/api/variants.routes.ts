@@ -1,7 +1,8 @@
 import { badData, notFound } from '../domain/errors.js'
+import { legacyVariantsOf } from '../domain/feature-variants.js'
 import { PatchError, applyJsonPatch } from '../domain/json-patch.js'
 import type { Request, Route } from '../http/types.js'
-import { jsonPatchSchema } from '../schemas/features.js'
+import { jsonPatchSchema, type JsonPatch } from '../schemas/features.js'
 import { featureVariantsSchema, variantsBatchSchema } from '../schemas/variants.js'
 import type { FeatureVariant } from '../schemas/shared.js'
 import { json, metaOf, type ApiDeps } from './deps.js'
@@ -9,6 +10,15 @@ import { committedFeature } from './lookups.js'
 import { parse } from './parse.js'
 
 const featurePath = '/api/admin/projects/:projectId/features/:featureName'
+
+const patched = (variants: FeatureVariant[], patch: JsonPatch): unknown => {
+  try {
+    return applyJsonPatch(variants, patch)
+  } catch (error) {
+    if (error instanceof PatchError) throw badData(`Could not apply provided patch: ${error.message}`)
+    throw error
+  }
+}
 
 export const variantRoutes = (deps: ApiDeps): Route[] => {
   const current = (req: Request) => {
@@ -26,6 +36,18 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       meta: metaOf(deps, req),
     })
     return json({ version: 1, variants: current(req) })
+  }
+  // Legacy flag-level variants (SEMANTICS 3.5): read from the first production environment, written to all.
+  const legacy = (req: Request) =>
+    legacyVariantsOf(committedFeature(deps, req.params.projectId, req.params.featureName), deps.registry.committedInstance.environments)
+  const writeLegacy = async (req: Request, variants: FeatureVariant[]) => {
+    await deps.dispatcher.toProject(req.params.projectId, {
+      type: 'variants.setLegacy',
+      feature: req.params.featureName,
+      variants,
+      meta: metaOf(deps, req),
+    })
+    return json({ version: 1, variants: legacy(req) })
   }
   return [
     {
@@ -48,17 +70,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
       body: true,
-      handler: (req) => {
-        const patch = parse(jsonPatchSchema, req.body)
-        let patched: unknown
-        try {
-          patched = applyJsonPatch(current(req), patch)
-        } catch (error) {
-          if (error instanceof PatchError) throw badData(`Could not apply provided patch: ${error.message}`)
-          throw error
-        }
-        return write(req, parse(featureVariantsSchema, patched))
-      },
+      handler: (req) => write(req, parse(featureVariantsSchema, patched(current(req), parse(jsonPatchSchema, req.body)))),
     },
     {
       method: 'PUT',
@@ -83,14 +95,23 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: `${featurePath}/variants`,
       access: 'admin',
-      handler: (req) => {
-        const feature = committedFeature(deps, req.params.projectId, req.params.featureName)
-        const environments = deps.registry.committedInstance.environments
-        const production = [...feature.environments.keys()]
-          .filter((name) => environments.get(name)?.type === 'production')
-          .sort()[0]
-        return json({ version: 1, variants: production ? feature.environments.get(production)!.variants : [] })
-      },
+      handler: (req) => json({ version: 1, variants: legacy(req) }),
+    },
+    {
+      method: 'PUT',
+      path: `${featurePath}/variants`,
+      access: 'admin',
+      permission: 'UPDATE_FEATURE_VARIANTS',
+      body: true,
+      handler: (req) => writeLegacy(req, parse(featureVariantsSchema, req.body)),
+    },
+    {
+      method: 'PATCH',
+      path: `${featurePath}/variants`,
+      access: 'admin',
+      permission: 'UPDATE_FEATURE_VARIANTS',
+      body: true,
+      handler: (req) => writeLegacy(req, parse(featureVariantsSchema, patched(legacy(req), parse(jsonPatchSchema, req.body)))),
     },
   ]
 }

@@ -128,11 +128,9 @@ const strategyStepTypes = new Set(['strategy.add', 'strategy.update', 'strategy.
 // strategy too, which enabling adds only to an environment left without any: each enable moves to
 // just after the last strategy change of its flag; everything else keeps its order.
 const enableAfterStrategies = (steps: ProjectStep[]): ProjectStep[] => {
-  const featureOf = (step: ProjectStep) => ('feature' in step ? step.feature : undefined)
   const lastStrategyStep = new Map<string, number>()
   steps.forEach((step, i) => {
-    const feature = featureOf(step)
-    if (feature !== undefined && strategyStepTypes.has(step.type)) lastStrategyStep.set(feature, i)
+    if (strategyStepTypes.has(step.type) && 'feature' in step && typeof step.feature === 'string') lastStrategyStep.set(step.feature, i)
   })
   const deferred = new Map<number, ProjectStep[]>()
   const ordered: ProjectStep[] = []

@@ -5,7 +5,8 @@ import type { ProjectState } from './project-state.js'
 // Commands that change one environment of a flag, and those Unleash also blocks when any
 // environment of the project requires change requests (SEMANTICS 12).
 const environmentCommands = new Set(['featureEnvironment.toggle', 'strategy.add', 'strategy.update', 'strategy.delete', 'strategy.reorder'])
-const projectWideCommands = new Set(['feature.archive', 'dependency.add', 'dependency.remove'])
+// The legacy flag-level variants write every environment at once, so any protected one blocks it.
+const projectWideCommands = new Set(['feature.archive', 'dependency.add', 'dependency.remove', 'variants.setLegacy'])
 
 // SEMANTICS 7.4 and 12: the PermissionError of a missing SKIP_CHANGE_REQUEST, without the environment in its message.
 const skipChangeRequestMessage =

@@ -80,12 +80,12 @@ export const decideChangeRequest = (request: ChangeRequest | undefined, command:
       if (!change) return fail(notFound(`Could not find change ${command.changeId} in change request ${request.id}`))
       return ok([draft(meta, 'change-discarded', { ...base, featureName: change.feature, data: data({ changeId: change.id }) })])
     }
-    // INTERFACE 6 has no types of their own for a new title or a comment: they travel as change-edited
-    // and change-added with a `title` or `comment` field instead of a change.
+    // Unleash has no event types for a new title or a comment: they are records of our own, kept out
+    // of the event list, so change-added and change-edited always carry a change.
     case 'title.set':
-      return ok([draft(meta, 'change-edited', { ...base, data: data({ title: command.title }) })])
+      return ok([draft(meta, 'internal:change-request-title-updated', { ...base, data: data({ title: command.title }), preData: data({ title: request.title }) })])
     case 'comment.add':
-      return ok([draft(meta, 'change-added', { ...base, data: data({ comment: { id: request.nextCommentId, text: command.text, createdBy: author, createdAt: meta.now } }) })])
+      return ok([draft(meta, 'internal:change-request-comment-added', { ...base, data: data({ comment: { id: request.nextCommentId, text: command.text, createdBy: author, createdAt: meta.now } }) })])
     case 'discard':
       if (!isAuthor(request, author) && !command.isAdmin) return fail(forbidden('Only the author or an admin can discard a change request'))
       return ok([draft(meta, 'change-request-discarded', { ...base, data: data() })])
@@ -152,6 +152,11 @@ export const evolveChangeRequest = (request: ChangeRequest | undefined, event: E
   const at = (state: ChangeRequest['state']) => ({ state, stateTimestamps: { ...request.stateTimestamps, [state]: event.createdAt } })
   const d = event.data
   switch (event.type) {
+    case 'internal:change-request-comment-added':
+      return { ...request, comments: [...request.comments, d.comment], nextCommentId: request.nextCommentId + 1 }
+    case 'internal:change-request-title-updated':
+      return { ...request, title: d.title }
+    // Logs written before the records above carried comments and titles in change-added and change-edited.
     case 'change-added':
       if (d.comment) return { ...request, comments: [...request.comments, d.comment], nextCommentId: request.nextCommentId + 1 }
       return { ...request, changes: [...request.changes, d.change as Change], nextChangeId: Math.max(request.nextChangeId, d.change.id + 1) }
@@ -191,4 +196,5 @@ export const evolveChangeRequest = (request: ChangeRequest | undefined, event: E
 }
 
 // The configuration is project state (evolveProject), not a request's: it must not be routed here on replay.
-export const isChangeRequestEvent = (type: string) => type !== 'change-request-configuration-updated' && type.startsWith('change-')
+export const isChangeRequestEvent = (type: string) =>
+  (type !== 'change-request-configuration-updated' && type.startsWith('change-')) || type.startsWith('internal:change-request-')

@@ -35,3 +35,12 @@ export const decideToggleEnvironment = (state: InstanceState, name: string, enab
   if (current.enabled === enabled) return ok([])
   return ok([draft(meta, 'environment-updated', { environment: name, data: { ...current, enabled }, preData: current })])
 }
+
+// Unleash refuses to delete the last enabled environment: there would be nowhere left to serve flags.
+export const decideDeleteEnvironment = (state: InstanceState, name: string, meta: CommandMeta): Result<EventDraft[]> => {
+  const current = state.environments.get(name)
+  if (!current) return fail(notFound(`Could not find environment with name: ${name}`))
+  const isLastEnabled = current.enabled && ![...state.environments.values()].some((env) => env.enabled && env.name !== name)
+  if (isLastEnabled) return fail(badData('You must always have one active environment'))
+  return ok([draft(meta, 'environment-deleted', { environment: name, preData: current })])
+}

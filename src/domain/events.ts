@@ -39,8 +39,23 @@ export const eventTypes = [
 
 export type EventType = (typeof eventTypes)[number]
 
+// The log is ours; the event list is Unleash's view of it. These records change state and are replayed
+// like any other, but they are not Unleash events: GET /api/admin/events and the per-project and
+// per-flag lists leave them out. The `internal:` prefix keeps them apart from every Unleash type.
+export const internalRecordTypes = [
+  'internal:change-request-title-updated',
+  'internal:change-request-comment-added',
+  'internal:feature-moved-out',
+] as const
+
+export type InternalRecordType = (typeof internalRecordTypes)[number]
+
+export type RecordType = EventType | InternalRecordType
+
+export const isInternalRecord = (type: string): type is InternalRecordType => type.startsWith('internal:')
+
 export interface EventDraft {
-  type: EventType
+  type: RecordType
   createdAt: string
   createdBy: string
   createdByUserId: number | null
@@ -68,7 +83,7 @@ export interface CommandMeta {
 
 export const draft = (
   meta: CommandMeta,
-  type: EventType,
+  type: RecordType,
   fields: Omit<EventDraft, 'type' | 'createdAt' | 'createdBy' | 'createdByUserId'> = {},
 ): EventDraft => ({
   type,

@@ -1,8 +1,10 @@
 import type { FeatureVariant } from '../schemas/shared.js'
 import { badData, fail, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
+import { findActiveFeature } from './features.js'
 import { findTarget } from './strategies.js'
-import type { ProjectState } from './project-state.js'
+import type { Environment } from './instance-state.js'
+import type { Feature, ProjectState } from './project-state.js'
 import { normaliseVariants } from './variants.js'
 import type { ProjectWorld } from './world.js'
 
@@ -36,4 +38,36 @@ export const decideSetEnvironmentVariants = (
     )
   }
   return ok(events)
+}
+
+// The legacy flag-level list (SEMANTICS 3.5, open point 3): the first production-type environment
+// of the flag, by name; none → [].
+export const legacyVariantsOf = (feature: Feature, environments: ReadonlyMap<string, Environment>): FeatureVariant[] => {
+  const production = [...feature.environments.keys()].filter((name) => environments.get(name)?.type === 'production').sort()[0]
+  return production === undefined ? [] : feature.environments.get(production)!.variants
+}
+
+// Legacy PUT/PATCH …/features/:f/variants: one list written to every environment of the flag, one
+// feature-variants-updated event (Unleash's saveVariants).
+export const decideSetLegacyVariants = (
+  state: ProjectState,
+  featureName: string,
+  variants: FeatureVariant[],
+  world: ProjectWorld,
+  meta: CommandMeta,
+): Result<EventDraft[]> => {
+  const found = findActiveFeature(state, featureName, world)
+  if (!found.ok) return found
+  const normalised = normaliseVariants(variants)
+  if (!normalised.ok) return normalised
+  const isUnchanged = [...found.value.environments.values()].every((env) => sameVariants(env.variants, normalised.value))
+  if (isUnchanged) return ok([])
+  return ok([
+    draft(meta, 'feature-variants-updated', {
+      project: state.settings.id,
+      featureName,
+      data: { variants: normalised.value },
+      preData: { variants: legacyVariantsOf(found.value, world.environments) },
+    }),
+  ])
 }

@@ -80,32 +80,40 @@ export const decideCreateFeature = (state: ProjectState, input: CreateFeature, w
   return ok([draft(meta, 'feature-created', { project: state.settings.id, featureName: input.name, data, tags: input.tags ?? [] })])
 }
 
-const metadataEvents = (state: ProjectState, feature: Feature, input: UpdateFeature, meta: CommandMeta): EventDraft[] => {
+// PUT records the metadata change, then the stale change. PATCH is Unleash's patchFeature: the stale
+// event first, then feature-metadata-updated with the whole patched flag, stale included, so a
+// patch of /stale alone records both (SEMANTICS 9.2).
+const metadataEvents = (state: ProjectState, feature: Feature, input: UpdateFeature, meta: CommandMeta, isPatch = false): EventDraft[] => {
   const keys = { project: state.settings.id, featureName: feature.name }
+  const isStaleChange = input.stale !== undefined && input.stale !== feature.stale
   const next = {
     ...feature,
     description: input.description === undefined ? feature.description : input.description,
     type: input.type ?? feature.type,
     impressionData: input.impressionData ?? feature.impressionData,
+    stale: isPatch && isStaleChange ? Boolean(input.stale) : feature.stale,
   }
-  const events: EventDraft[] = []
-  if (next.description !== feature.description || next.type !== feature.type || next.impressionData !== feature.impressionData) {
-    events.push(draft(meta, 'feature-metadata-updated', { ...keys, data: featureData(next), preData: featureData(feature) }))
-  }
-  if (input.stale !== undefined && input.stale !== feature.stale) {
-    events.push(draft(meta, input.stale ? 'feature-stale-on' : 'feature-stale-off', keys))
-  }
-  return events
+  const staleEvents = isStaleChange ? [draft(meta, input.stale ? 'feature-stale-on' : 'feature-stale-off', keys)] : []
+  const isChanged = next.description !== feature.description || next.type !== feature.type || next.impressionData !== feature.impressionData || next.stale !== feature.stale
+  const metadata = isChanged ? [draft(meta, 'feature-metadata-updated', { ...keys, data: featureData(next), preData: featureData(feature) })] : []
+  return isPatch ? [...staleEvents, ...metadata] : [...metadata, ...staleEvents]
 }
 
-export const decideUpdateFeature = (state: ProjectState, name: string, input: UpdateFeature, world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {
+export const decideUpdateFeature = (
+  state: ProjectState,
+  name: string,
+  input: UpdateFeature,
+  world: ProjectWorld,
+  meta: CommandMeta,
+  isPatch = false,
+): Result<EventDraft[]> => {
   const found = findActiveFeature(state, name, world)
   if (!found.ok) return found
   if (input.name !== undefined && input.name !== name) return fail(badData('You can not change the name of a feature flag.'))
   if (input.project !== undefined && input.project !== state.settings.id) {
     return fail(badData('You can not change the project of a feature flag through this operation.'))
   }
-  return ok(metadataEvents(state, found.value, input, meta))
+  return ok(metadataEvents(state, found.value, input, meta, isPatch))
 }
 
 export const decidePatchFeature = (state: ProjectState, name: string, patch: JsonPatch, world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {
@@ -123,7 +131,7 @@ export const decidePatchFeature = (state: ProjectState, name: string, patch: Jso
   }
   const metadata = patchedMetadata(patched)
   if (!metadata.ok) return metadata
-  return decideUpdateFeature(state, name, metadata.value, world, meta)
+  return decideUpdateFeature(state, name, metadata.value, world, meta, true)
 }
 
 // The patched flag must still be a flag: the fields a patch may touch keep their types.

@@ -63,6 +63,8 @@ export interface InstanceState {
   people: PeopleState
   tagTypes: ReadonlyMap<string, TagType>
   featureTypes: ReadonlyMap<string, FeatureType>
+  // Names of the applications SDKs have registered (application-created); what else they report is metrics.
+  applications: ReadonlySet<string>
 }
 
 const builtIn = (name: string, displayName: string, description: string, parameters: StrategyParameter[] = []): StrategyType => ({
@@ -123,4 +125,5 @@ export const emptyInstance = (): InstanceState => ({
   people: emptyPeople(),
   tagTypes: new Map(builtInTagTypes.map((t) => [t.name, t])),
   featureTypes: new Map(builtInFeatureTypes.map((t) => [t.id, t])),
+  applications: new Set(),
 })

@@ -1,4 +1,6 @@
 import type { CreateApiToken } from '../schemas/api-tokens.js'
+import type { ClientRegister } from '../schemas/client.js'
+import { decideRegisterApplication, withApplication } from './applications.js'
 import type { UpsertContextField } from '../schemas/context-fields.js'
 import type { CreateEnvironment, UpdateEnvironment } from '../schemas/environments.js'
 import type { UpsertSegment } from '../schemas/segments.js'
@@ -12,7 +14,7 @@ import {
   decideUpdateStrategyType,
 } from './strategy-types.js'
 import { decideCreateApiToken, decideDeleteApiToken, decideUpdateApiToken, hashTokenSecret, maskTokenSecret, type ApiTokenWorld } from './api-tokens.js'
-import { decideCreateEnvironment, decideToggleEnvironment, decideUpdateEnvironment } from './environments.js'
+import { decideCreateEnvironment, decideDeleteEnvironment, decideToggleEnvironment, decideUpdateEnvironment } from './environments.js'
 import type { Result } from './errors.js'
 import { decidePeople, evolvePeople, type PeopleCommand } from './people.js'
 import type { CommandMeta, EventDraft } from './events.js'
@@ -28,6 +30,8 @@ export type InstanceCommand =
   | { type: 'environment.create'; input: CreateEnvironment; meta: CommandMeta }
   | { type: 'environment.update'; name: string; input: UpdateEnvironment; meta: CommandMeta }
   | { type: 'environment.toggle'; name: string; enabled: boolean; meta: CommandMeta }
+  | { type: 'environment.delete'; name: string; meta: CommandMeta }
+  | { type: 'application.register'; input: ClientRegister; meta: CommandMeta }
   | { type: 'apiToken.create'; input: CreateApiToken; random: string; world: ApiTokenWorld; meta: CommandMeta }
   | { type: 'apiToken.update'; secretHash: string; expiresAt: string; meta: CommandMeta }
   | { type: 'apiToken.delete'; secretHash: string; meta: CommandMeta }
@@ -56,6 +60,10 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand): 
       return decideUpdateEnvironment(state, command.name, command.input, command.meta)
     case 'environment.toggle':
       return decideToggleEnvironment(state, command.name, command.enabled, command.meta)
+    case 'environment.delete':
+      return decideDeleteEnvironment(state, command.name, command.meta)
+    case 'application.register':
+      return decideRegisterApplication(state, command.input, command.meta)
     case 'apiToken.create':
       return decideCreateApiToken(state, command.input, command.random, command.world, command.meta)
     case 'apiToken.update':
@@ -145,6 +153,8 @@ export const evolveInstance = (state: InstanceState, event: EventDraft): Instanc
       return evolveTagTypes(state, event)
     case 'feature-type-updated':
       return evolveFeatureTypes(state, event)
+    case 'application-created':
+      return withApplication(state, event)
     default:
       return isPeopleEvent(event.type) ? { ...state, people: evolvePeople(state.people, event) } : state
   }
@@ -154,6 +164,6 @@ const peoplePrefixes = ['user-', 'service-account-', 'role-', 'group-', 'pat-', 
 const isPeopleEvent = (type: string) => peoplePrefixes.some((prefix) => type.startsWith(prefix))
 
 // Which actor owns an event when the log is replayed: instance-wide areas, else the event's project.
-const instancePrefixes = ['environment-', 'api-token-', 'segment-', 'strategy-created', 'strategy-updated', 'strategy-deleted', 'strategy-deprecated', 'strategy-reactivated', 'context-field-', 'user-', 'role-', 'group-', 'pat-', 'public-signup-token-', 'tag-type-', 'service-account-', 'feature-type-updated']
+const instancePrefixes = ['application-created', 'environment-', 'api-token-', 'segment-', 'strategy-created', 'strategy-updated', 'strategy-deleted', 'strategy-deprecated', 'strategy-reactivated', 'context-field-', 'user-', 'role-', 'group-', 'pat-', 'public-signup-token-', 'tag-type-', 'service-account-', 'feature-type-updated']
 
 export const isInstanceEvent = (type: string): boolean => instancePrefixes.some((prefix) => type.startsWith(prefix))

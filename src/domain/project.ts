@@ -2,8 +2,9 @@ import type { CreateFeature, JsonPatch, UpdateFeature, UpdateFeatureStrategy } f
 import type { CreateProject, ProjectEnvironmentInput, UpdateProject } from '../schemas/projects.js'
 import type { CreateFeatureStrategy, FeatureVariant } from '../schemas/shared.js'
 import { decideAddDependency, decideRemoveDependency } from './dependencies.js'
+import { decideMoveIn, decideMoveOut, evolveFeatureMove } from './feature-move.js'
 import { decideAccess, emptyAccess, evolveAccess, type AccessCommand } from './project-access.js'
-import { decideSetEnvironmentVariants } from './feature-variants.js'
+import { decideSetEnvironmentVariants, decideSetLegacyVariants } from './feature-variants.js'
 import { fail, notFound, ok, type Result } from './errors.js'
 import { checkChangeRequestRequirement, decideChangeRequestConfig } from './change-request-rules.js'
 import type { CommandMeta, EventDraft } from './events.js'
@@ -21,6 +22,7 @@ import {
   decideAddProjectEnvironment,
   decideCreateProject,
   decideDeleteProject,
+  decideDropDeletedEnvironment,
   decideRemoveProjectEnvironment,
   decideSetDefaultStrategy,
   decideUpdateProject,
@@ -43,6 +45,7 @@ export type ProjectCommand = WithMeta<
   | { type: 'project.delete' }
   | { type: 'projectEnvironment.add'; input: ProjectEnvironmentInput; defaultStrategy: CreateFeatureStrategy | null }
   | { type: 'projectEnvironment.remove'; environment: string }
+  | { type: 'projectEnvironment.dropDeleted'; environment: string }
   | { type: 'defaultStrategy.set'; environment: string; strategy: CreateFeatureStrategy }
   | { type: 'feature.create'; input: CreateFeature }
   | { type: 'feature.update'; name: string; input: UpdateFeature }
@@ -56,6 +59,9 @@ export type ProjectCommand = WithMeta<
   | { type: 'strategy.delete'; feature: string; environment: string; id: string }
   | { type: 'strategy.reorder'; feature: string; environment: string; order: { id: string; sortOrder: number }[] }
   | { type: 'variants.set'; feature: string; environments: string[]; variants: FeatureVariant[] }
+  | { type: 'variants.setLegacy'; feature: string; variants: FeatureVariant[] }
+  | { type: 'feature.moveOut'; feature: string; target: ProjectState }
+  | { type: 'feature.moveIn'; feature: Feature }
   | { type: 'dependency.add'; feature: string; dependency: Dependency }
   | { type: 'dependency.remove'; feature: string; parent?: string }
   | AccessCommand
@@ -85,6 +91,8 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
       return decideAddProjectEnvironment(state, command.input, command.defaultStrategy, world, meta)
     case 'projectEnvironment.remove':
       return decideRemoveProjectEnvironment(state, command.environment, meta)
+    case 'projectEnvironment.dropDeleted':
+      return decideDropDeletedEnvironment(state, command.environment, meta)
     case 'defaultStrategy.set':
       return decideSetDefaultStrategy(state, command.environment, command.strategy, meta)
     case 'feature.create':
@@ -111,6 +119,12 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
       return decideReorderStrategies(state, command.feature, command.environment, command.order, world, meta)
     case 'variants.set':
       return decideSetEnvironmentVariants(state, command.feature, command.environments, command.variants, world, meta)
+    case 'feature.moveOut':
+      return decideMoveOut(state, command.feature, command.target, world, meta)
+    case 'feature.moveIn':
+      return decideMoveIn(state, command.feature, meta)
+    case 'variants.setLegacy':
+      return decideSetLegacyVariants(state, command.feature, command.variants, world, meta)
     case 'dependency.add':
       return decideAddDependency(state, command.feature, command.dependency, world, meta)
     case 'dependency.remove':
@@ -256,6 +270,9 @@ export const evolveProject = (state: ProjectState | undefined, event: EventDraft
       })
     case 'feature-deleted':
       return { ...state, features: withoutEntry(state.features, String(event.featureName)) }
+    case 'internal:feature-moved-out':
+    case 'feature-project-change':
+      return evolveFeatureMove(state, event)
     case 'feature-environment-enabled':
     case 'feature-environment-disabled':
       return updateFeatureEnvironment(state, event, (env) => ({ ...env, enabled: event.type === 'feature-environment-enabled' }))
@@ -275,6 +292,12 @@ export const evolveProject = (state: ProjectState | undefined, event: EventDraft
       }))
     case 'feature-environment-variants-updated':
       return updateFeatureEnvironment(state, event, (env) => ({ ...env, variants: event.data.variants }))
+    case 'feature-variants-updated':
+      return updateFeature(state, event.featureName, (f) => {
+        const environments = new Map<string, FeatureEnvironment>()
+        for (const [name, env] of f.environments) environments.set(name, { ...env, variants: event.data.variants })
+        return { ...f, environments }
+      })
     case 'feature-dependency-added':
       return updateFeature(state, event.featureName, (f) => ({
         ...f,

@@ -155,6 +155,13 @@ export const decideRemoveProjectEnvironment = (state: ProjectState, environment:
   return ok([draft(meta, 'project-environment-removed', { project: state.settings.id, environment, preData: current })])
 }
 
+// The environment itself is being deleted: every project lets go of it, even its only one (Unleash cascades).
+export const decideDropDeletedEnvironment = (state: ProjectState, environment: string, meta: CommandMeta): Result<EventDraft[]> => {
+  const current = state.environments.get(environment)
+  if (!current) return ok([])
+  return ok([draft(meta, 'project-environment-removed', { project: state.settings.id, environment, preData: current })])
+}
+
 export const decideSetDefaultStrategy = (
   state: ProjectState,
   environment: string,

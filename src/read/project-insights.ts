@@ -1,5 +1,5 @@
 import { projectDefaultStrategy } from '../domain/strategies.js'
-import type { EventDraft } from '../domain/events.js'
+import { isInternalRecord, type EventDraft } from '../domain/events.js'
 import type { Lifetimes } from '../domain/feature-types.js'
 import { isFavoriteOf } from '../domain/favorites.js'
 import type { ProjectState } from '../domain/project-state.js'
@@ -132,6 +132,8 @@ export class ProjectInsights {
   }
 
   private applyOne(event: EventDraft): void {
+    // Project activity counts the project's Unleash events; records that are not events are not activity.
+    if (isInternalRecord(event.type)) return
     const at = Date.parse(event.createdAt)
     if (event.type === 'environment-created' || event.type === 'environment-updated') {
       this.environmentTypes.set(event.data.name, event.data.type)

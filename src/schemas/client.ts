@@ -38,3 +38,5 @@ export const clientRegisterSchema = v.object({
   started: v.optional(timestamp('started')),
   strategies: v.optional(v.pipe(v.array(boundedString('strategies[]', 255)), v.maxLength(1000)), []),
 })
+
+export type ClientRegister = v.InferOutput<typeof clientRegisterSchema>

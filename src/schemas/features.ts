@@ -55,6 +55,11 @@ export const strategySortOrderSchema = v.pipe(
   v.maxLength(1000),
 )
 
+// POST …/features/:featureName/changeProject
+export const changeProjectSchema = v.object({
+  newProjectId: urlFriendlyName('newProjectId'),
+})
+
 export const featureNamesSchema = v.object({
   features: v.pipe(v.array(urlFriendlyName('features[]'), '"features" must be an array of names'), v.maxLength(1000)),
 })

@@ -137,8 +137,16 @@ export class EventLog {
     for (const { value } of this.log.getRange({ start: firstId })) yield value
   }
 
-  newest(limit: number): StoredRecord[] {
-    return Array.from(this.log.getRange({ reverse: true, limit }), ({ value }) => value)
+  // The newest `limit` records that `keep` accepts, newest first.
+  newest(limit: number, keep: (record: StoredRecord) => boolean = () => true): StoredRecord[] {
+    const result: StoredRecord[] = []
+    if (limit <= 0) return result
+    for (const { value } of this.log.getRange({ reverse: true })) {
+      if (!keep(value)) continue
+      result.push(value)
+      if (result.length >= limit) break
+    }
+    return result
   }
 
   count(): number {

@@ -77,11 +77,13 @@ t.test('editing or discarding a change while In review takes back the approvals;
 t.test('title and comments', async (t) => {
   let request = created()
   const titled = step(request, cmd({ type: 'title.set', title: 'Roll out checkout' }))
-  t.same(typesOf(titled.events), ['change-edited'])
+  t.same(typesOf(titled.events), ['internal:change-request-title-updated'], 'a title is not an Unleash change-edited')
   t.equal(titled.request.title, 'Roll out checkout')
   t.same(titled.request.changes, request.changes, 'a title leaves the changes alone')
   request = titled.request
-  request = step(request, cmd({ type: 'comment.add', text: 'first' }, approver)).request
+  const commented = step(request, cmd({ type: 'comment.add', text: 'first' }, approver))
+  t.same(typesOf(commented.events), ['internal:change-request-comment-added'], 'a comment is not an Unleash change-added')
+  request = commented.request
   request = step(request, cmd({ type: 'comment.add', text: 'second' })).request
   t.same(request.comments.map((c) => [c.id, c.text, c.createdBy.username]), [[1, 'first', approver.username], [2, 'second', author.username]])
   t.same(request.changes.map((c) => c.id), [1], 'a comment is not a change')
@@ -178,10 +180,10 @@ t.test('any step on an unknown request is not found', async (t) => {
 })
 
 t.test('which events belong to change requests', async (t) => {
-  for (const type of ['change-request-created', 'change-added', 'change-edited', 'change-discarded', 'change-request-applied', 'change-request-scheduled-application-failure']) {
+  for (const type of ['change-request-created', 'change-added', 'change-edited', 'change-discarded', 'change-request-applied', 'change-request-scheduled-application-failure', 'internal:change-request-comment-added', 'internal:change-request-title-updated']) {
     t.ok(isChangeRequestEvent(type), type)
   }
-  for (const type of ['change-request-configuration-updated', 'feature-created', 'feature-strategy-add']) t.notOk(isChangeRequestEvent(type), type)
+  for (const type of ['change-request-configuration-updated', 'feature-created', 'feature-strategy-add', 'internal:feature-moved-out']) t.notOk(isChangeRequestEvent(type), type)
 })
 
 // ---- Changes against the project: conflicts, steps, default change ----

@@ -204,9 +204,19 @@ t.test('update and patch', async (t) => {
         { op: 'replace', path: '/impressionData', value: true },
       ],
     })
-    t.same(typesOf(events), ['feature-metadata-updated', 'feature-stale-on'])
+    t.same(typesOf(events), ['feature-stale-on', 'feature-metadata-updated'])
+    t.match(events[1], { data: { stale: true, impressionData: true }, preData: { stale: false, impressionData: false } })
     t.equal(s.feature('web', 'checkout').stale, true)
     t.equal(s.feature('web', 'checkout').impressionData, true)
+  })
+
+  t.test('patching /stale alone records feature-stale-off and feature-metadata-updated (SEMANTICS 9.2)', async (t) => {
+    const s = withFlag()
+    s.ok('web', { type: 'feature.patch', name: 'checkout', patch: [{ op: 'replace', path: '/stale', value: true }] })
+    const events = s.ok('web', { type: 'feature.patch', name: 'checkout', patch: [{ op: 'replace', path: '/stale', value: false }] })
+    t.same(typesOf(events), ['feature-stale-off', 'feature-metadata-updated'])
+    t.match(events[1], { data: { stale: false }, preData: { stale: true } })
+    t.equal(s.feature('web', 'checkout').stale, false)
   })
 
   t.test('a PATCH touching /variants is refused with 403', async (t) => {

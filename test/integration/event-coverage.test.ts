@@ -61,7 +61,7 @@ const drivers: Driver[] = [
   required('PUT .../environments/:environment/variants', ['feature-environment-variants-updated'], () =>
     ok(call('PUT', `${fp()}/variants-batch`, { variants: [{ name: 'a', weight: 1000 }], environments: ['development'] })),
   ),
-  optional('PUT .../features/:featureName/variants (legacy)', ['feature-variants-updated'], () => ok(call('PUT', `${fp()}/variants`, [{ name: 'b', weight: 1000 }]))),
+  required('PUT .../features/:featureName/variants (legacy)', ['feature-variants-updated'], () => ok(call('PUT', `${fp()}/variants`, [{ name: 'b', weight: 1000 }]))),
   required('POST /api/admin/projects/:projectId/features (parent)', ['feature-created'], () => ok(call('POST', `/api/admin/projects/${P}/features`, { name: 'cov-parent' }))),
   required('POST .../features/:featureName/dependencies', ['feature-dependency-added'], () => ok(call('POST', `${fp()}/dependencies`, { feature: 'cov-parent' }))),
   required('DELETE .../features/:featureName/dependencies/:parent', ['feature-dependency-removed'], () => ok(call('DELETE', `${fp()}/dependencies/cov-parent`))),
