@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { Dispatcher } from './actors/dispatch.js'
 import { recover, snapshotEntries, snapshotFormat } from './actors/recovery.js'
 import { Registry } from './actors/registry.js'
@@ -28,6 +29,7 @@ import { bootstrap } from './bootstrap.js'
 import type { Config } from './config.js'
 import { isInstanceEvent } from './domain/instance.js'
 import { startHttpServer, type HttpServer } from './http/server.js'
+import { loadStaticFiles, staticRoutes } from './http/static-files.js'
 import { Applications } from './read/applications.js'
 import { ClientFeatures } from './read/client-features.js'
 import { ClientRevisions } from './read/client-revisions.js'
@@ -48,6 +50,10 @@ import type { EventRecord } from './domain/events.js'
 import { isOutsideClientPayload } from './domain/project-curation.js'
 import { LifecycleStages } from './read/lifecycle-stages.js'
 import { ProjectInsights } from './read/project-insights.js'
+
+// The web UI that scripts/build.mjs bundles: dist/public beside dist/src, or, when this file runs from
+// src/ (tests), the repository's dist/public.
+const uiDir = () => [new URL('../public/', import.meta.url), new URL('../dist/public/', import.meta.url)].map((url) => fileURLToPath(url)).find((dir) => existsSync(dir))
 
 export interface RunningServer {
   port: number
@@ -172,6 +178,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     ...favoriteRoutes(deps),
     ...projectOverviewRoutes(deps, insights),
     ...exportImportRoutes(deps),
+    ...staticRoutes(loadStaticFiles(uiDir() ?? '')),
   ]
   http.serve(
     routes,
