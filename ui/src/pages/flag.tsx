@@ -115,7 +115,7 @@ const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle 
       </header>
       <ErrorBanner error={action.error} />
       {env.strategies.length === 0 ? (
-        <p class="muted">No strategies: {env.enabled ? 'on for everyone' : 'off'} once enabled{env.enabled ? '' : ' (a default strategy is added)'}.</p>
+        <p class="muted">No strategies yet.</p>
       ) : (
         <ol class="strategies">
           {env.strategies.map((s, i) => (

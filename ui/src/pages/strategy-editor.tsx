@@ -76,7 +76,7 @@ const ListEditor = ({ label, values, onValues, legal }: { label: string; values:
         {legal.length > 0 && <datalist id={`legal-${label}`}>{legal.map((v) => <option value={v} />)}</datalist>}
       </div>
       <button type="button" class="ghost" onClick={add} disabled={!text.trim()}>Add values</button>
-      <ul class="chips" aria-label={`${label} list`}>
+      <ul class="chips" aria-label={`Chosen ${label.toLowerCase()}`}>
         {values.map((v) => (
           <li>
             {v} <button type="button" class="ghost" aria-label={`Remove ${v}`} onClick={() => onValues(values.filter((x) => x !== v))}>×</button>
