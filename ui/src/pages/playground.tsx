@@ -45,14 +45,15 @@ export const PlaygroundPage = () => {
   const [appName, setAppName] = useState('playground')
   const [userId, setUserId] = useState('')
   const [custom, setCustom] = useState<{ name: string; value: string }[]>([])
-  const [result, setResult] = useState<PlaygroundFeature[] | undefined>()
+  const [result, setResult] = useState<{ features: PlaygroundFeature[]; asked: string } | undefined>()
   const { error, busy, run } = useAction()
   const submit = (e: Event) => {
     e.preventDefault()
     const context: Record<string, string> = { appName }
     if (userId) context.userId = userId
     for (const c of custom) if (c.name && c.value) context[c.name] = c.value
-    void run(async () => setResult((await post<{ features: PlaygroundFeature[] }>('/api/admin/playground', { environment, context })).features))
+    const asked = `${environment}: ${Object.entries(context).map(([k, v]) => `${k}=${v}`).join(', ')}`
+    void run(async () => setResult({ features: (await post<{ features: PlaygroundFeature[] }>('/api/admin/playground', { environment, context })).features, asked }))
   }
   const extraFields = (fields.data ?? []).map((f) => f.name).filter((n) => n !== 'appName' && n !== 'userId')
   return (
@@ -77,11 +78,11 @@ export const PlaygroundPage = () => {
         <ErrorBanner error={error} />
       </Section>
       {result && (
-        <Section title={`Results (${result.length})`}>
+        <Section title={`${result.features.length} flags for ${result.asked}`}>
           <table class="playground">
             <thead><tr><th>Flag</th><th>Project</th><th>Enabled</th><th>Variant</th></tr></thead>
             <tbody>
-              {result.map((f) => (
+              {result.features.map((f) => (
                 <>
                   <tr data-flag={f.name}>
                     <td>{f.name}</td>
