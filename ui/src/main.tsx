@@ -87,7 +87,7 @@ const Shell = ({ session, route }: { session: Session; route: Route }) => {
         <a href="#/projects" aria-current={active('projects') ?? active('project') ?? active('flag')}>Projects</a>
         <a href="#/playground" aria-current={active('playground')}>Playground</a>
         {session.can('ADMIN') && <a href="#/events" aria-current={active('events')}>Event log</a>}
-        {adminSections.map((s) => (
+        {adminSections.filter((s) => !s.read || session.can(s.read)).map((s) => (
           <a href={href({ page: 'admin', section: s.id })} aria-current={active('admin', s.id)}>{s.title}</a>
         ))}
       </nav>

@@ -22,8 +22,13 @@ const asEntries = (value: unknown[]): [string, unknown][] => {
   return value.map((item, i) => [String(i), item])
 }
 
+const isMissing = (value: unknown) => value === undefined || value === null
+
 const walk = (before: unknown, after: unknown, path: string, out: DiffLine[]): void => {
   if (Object.is(before, after)) return
+  // A whole object or list appearing or going is shown field by field.
+  if (isMissing(before) && (isObject(after) || Array.isArray(after))) return walk(Array.isArray(after) ? [] : {}, after, path, out)
+  if (isMissing(after) && (isObject(before) || Array.isArray(before))) return walk(before, Array.isArray(before) ? [] : {}, path, out)
   if (Array.isArray(before) && Array.isArray(after)) {
     const left = new Map(asEntries(before))
     const right = new Map(asEntries(after))
@@ -38,11 +43,11 @@ const walk = (before: unknown, after: unknown, path: string, out: DiffLine[]): v
     return
   }
   const name = path || '(value)'
-  if (before === undefined || before === null) {
-    if (after !== undefined && after !== null) out.push({ path: name, kind: 'added', after })
+  if (isMissing(before)) {
+    if (!isMissing(after)) out.push({ path: name, kind: 'added', after })
     return
   }
-  if (after === undefined || after === null) {
+  if (isMissing(after)) {
     out.push({ path: name, kind: 'removed', before })
     return
   }

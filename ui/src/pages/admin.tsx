@@ -21,6 +21,8 @@ interface Spec {
   id: string
   title: string
   list: string
+  // The permission its list needs, when the API asks for one.
+  read?: string
   rows: (body: unknown) => Row[]
   key: (row: Row) => string
   columns: { title: string; cell: (row: Row) => ComponentChildren }[]
@@ -186,6 +188,7 @@ export const adminSections: Spec[] = [
     id: 'api-tokens',
     title: 'API tokens',
     list: '/api/admin/api-tokens',
+    read: 'READ_API_TOKEN',
     rows: asList('tokens'),
     key: (r) => text(r.secret),
     columns: [
@@ -213,6 +216,7 @@ export const adminSections: Spec[] = [
     id: 'users',
     title: 'Users',
     list: '/api/admin/user-admin',
+    read: 'ADMIN',
     rows: asList('users'),
     key: (r) => text(r.id),
     columns: [
@@ -287,6 +291,7 @@ export const adminSections: Spec[] = [
     id: 'signup-links',
     title: 'Signup links',
     list: '/api/admin/invite-link/tokens',
+    read: 'ADMIN',
     rows: asList('tokens'),
     key: (r) => text(r.secret),
     columns: [

@@ -58,7 +58,8 @@ const currentOf = (flag: FlagEnvState | undefined, environment: string, change: 
   }
 }
 
-const FeatureChanges = ({ project, environment, name, changes, editable, onDiscard }: {
+const FeatureChanges = ({ project, environment, name, changes, editable, open, onDiscard }: {
+  open: boolean
   project: string
   environment: string
   name: string
@@ -75,7 +76,8 @@ const FeatureChanges = ({ project, environment, name, changes, editable, onDisca
           <h3>{c.action} <span class="muted">by {c.createdBy.username}</span>
             {editable && <button type="button" class="ghost danger" onClick={() => onDiscard(c.id)}>Discard</button>}
           </h3>
-          <EventDiff before={currentOf(flag.data, environment, c)} after={c.action === 'deleteStrategy' ? null : c.payload} />
+          {/* Once closed, the flag no longer shows what the change replaced: only the change is shown. */}
+          <EventDiff before={open ? currentOf(flag.data, environment, c) : null} after={c.action === 'deleteStrategy' ? null : c.payload} />
         </article>
       ))}
     </Section>
@@ -139,6 +141,7 @@ export const ChangeRequestPage = ({ project, id }: { project: string; id: number
           name={f.name}
           changes={f.changes}
           editable={mine && (cr.state === 'Draft' || cr.state === 'In review')}
+          open={open}
           onDiscard={(changeId) => void action.run(() => del(`${path}/changes/${changeId}`))}
         />
       ))}
