@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import net from 'node:net'
 import uWS from 'uWebSockets.js'
 import { DomainError, badData } from '../domain/errors.js'
@@ -23,6 +24,17 @@ export interface HttpServer {
 
 const methods = new Set<string>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
 const corsAllowHeaders = 'Authorization, Content-Type, If-None-Match, Unleash-AppName, Unleash-InstanceId, Unleash-SDK, Unleash-Connection-Id, Unleash-Interval, Unleash-Client-Spec, X-Unleash-Version'
+
+// Admin reads carry an ETag of their JSON body, so a page that polls them (the web UI) gets a bodiless
+// 304 while nothing changed. Replies that set their own ETag, or are not JSON, are left alone.
+export const withEtag = (reply: Reply, ifNoneMatch: string | undefined): Reply => {
+  if (reply.status !== 200 || reply.body === undefined || Buffer.isBuffer(reply.body) || typeof reply.body === 'string' || reply.headers?.etag) return reply
+  const payload = JSON.stringify(reply.body)
+  const etag = `W/"${createHash('sha1').update(payload).digest('base64url')}"`
+  const headers = { ...reply.headers, etag, 'content-type': reply.headers?.['content-type'] ?? 'application/json; charset=utf-8' }
+  if (ifNoneMatch === etag) return { status: 304, headers }
+  return { status: 200, headers, body: payload }
+}
 
 export const isNativeUws = (): boolean => String(uWS.App).includes('[native code]')
 
@@ -192,8 +204,9 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       if (!route.body) {
         // Most reads answer synchronously, inside this uWS callback, with no promise in between.
         const reply = route.handler(request)
-        if (reply instanceof Promise) reply.then((r) => send(res, state, r, cors), (e) => sendError(res, state, e, cors))
-        else send(res, state, reply, cors)
+        const tagged = route.access === 'admin' && method === 'GET' ? (r: Reply) => withEtag(r, headers['if-none-match']) : (r: Reply) => r
+        if (reply instanceof Promise) reply.then((r) => send(res, state, tagged(r), cors), (e) => sendError(res, state, e, cors))
+        else send(res, state, tagged(reply), cors)
         return
       }
       void handle(res, state, request, route, cors)
