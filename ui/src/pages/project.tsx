@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'preact/hooks'
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { del, enc, post, put, useResource } from '../api.js'
 import { Checkbox, Dialog, ErrorBanner, Field, Loading, Section, Select, Switch, TextArea, useAction, useSession, when } from '../components.js'
 import { emptyFilter, matchesFilter, tagLabel, type FlagFilter } from '../lib/flag-filter.js'
@@ -85,6 +85,36 @@ const CreateFlag = ({ project, onClose }: { project: string; onClose: () => void
   )
 }
 
+// Long tables render only the rows near the viewport (plus spacers of the right height), so a project
+// of thousands of flags costs what one screen of rows costs. Rows have one fixed height (CSS).
+const rowHeight = 44
+const windowFrom = 150
+
+const useRowWindow = (count: number) => {
+  const body = useRef<HTMLTableSectionElement>(null)
+  const [range, setRange] = useState({ start: 0, end: Math.min(count, 60) })
+  useLayoutEffect(() => {
+    if (count <= windowFrom) {
+      setRange({ start: 0, end: count })
+      return
+    }
+    const update = () => {
+      const top = body.current?.getBoundingClientRect().top ?? 0
+      const start = Math.max(0, Math.floor(-top / rowHeight) - 15)
+      const end = Math.min(count, start + Math.ceil(innerHeight / rowHeight) + 30)
+      setRange((r) => (r.start === start && r.end === end ? r : { start, end }))
+    }
+    update()
+    addEventListener('scroll', update, { passive: true })
+    addEventListener('resize', update)
+    return () => {
+      removeEventListener('scroll', update)
+      removeEventListener('resize', update)
+    }
+  }, [count])
+  return { body, start: Math.min(range.start, count), end: Math.min(range.end, count) }
+}
+
 const FlagsTab = ({ project }: { project: string }) => {
   const { can } = useSession()
   const { data, error } = useResource<{ features: FlagSummary[] }>(`${projectPath(project)}/features`)
@@ -98,6 +128,7 @@ const FlagsTab = ({ project }: { project: string }) => {
   const environments = flags[0]?.environments.map((e) => e.name) ?? []
   const tags = useMemo(() => [...new Set(flags.flatMap((f) => f.tags.map(tagLabel)))].sort(), [flags])
   const shown = useMemo(() => flags.filter((f) => matchesFilter(f, filter)), [flags, filter])
+  const rows = useRowWindow(shown.length)
   const set = (patch: Partial<FlagFilter>) => setFilter({ ...filter, ...patch })
   const toggleSelected = (name: string) => {
     const next = new Set(selected)
@@ -140,7 +171,7 @@ const FlagsTab = ({ project }: { project: string }) => {
         !error && <Loading />
       ) : (
         <div class="table-wrap">
-          <table class="flags">
+          <table class="flags" aria-rowcount={shown.length + 1}>
             <thead>
               <tr>
                 <th><span class="sr-only">Select</span></th>
@@ -148,9 +179,10 @@ const FlagsTab = ({ project }: { project: string }) => {
                 {environments.map((e) => <th>{e}{crEnvironments.has(e) && <span class="badge" title="Change requests required">CR</span>}</th>)}
               </tr>
             </thead>
-            <tbody>
-              {shown.map((f) => (
-                <tr key={f.name} data-flag={f.name}>
+            <tbody ref={rows.body}>
+              {rows.start > 0 && <tr aria-hidden="true" class="spacer" style={{ height: `${rows.start * rowHeight}px` }} />}
+              {shown.slice(rows.start, rows.end).map((f, i) => (
+                <tr key={f.name} data-flag={f.name} aria-rowindex={rows.start + i + 2}>
                   <td><input type="checkbox" aria-label={`Select ${f.name}`} checked={selected.has(f.name)} onChange={() => toggleSelected(f.name)} /></td>
                   <td><a href={href({ page: 'flag', project, flag: f.name })}>{f.name}</a></td>
                   <td>{f.type}</td>
@@ -170,6 +202,7 @@ const FlagsTab = ({ project }: { project: string }) => {
                   ))}
                 </tr>
               ))}
+              {rows.end < shown.length && <tr aria-hidden="true" class="spacer" style={{ height: `${(shown.length - rows.end) * rowHeight}px` }} />}
             </tbody>
           </table>
         </div>
