@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { Dispatcher } from './actors/dispatch.js'
 import { recover, snapshotEntries, snapshotFormat, type ReplayedReadModel } from './actors/recovery.js'
 import { Registry } from './actors/registry.js'
@@ -30,6 +31,7 @@ import { isInstanceEvent } from './domain/instance.js'
 import { emptyInstance } from './domain/instance-state.js'
 import { setLimits } from './domain/limits.js'
 import { startHttpServer, type HttpServer } from './http/server.js'
+import { loadStaticFiles, staticRoutes } from './http/static-files.js'
 import { Applications } from './read/applications.js'
 import { ClientFeatures } from './read/client-features.js'
 import { ClientRevisions } from './read/client-revisions.js'
@@ -54,6 +56,10 @@ import type { EventRecord } from './domain/events.js'
 import { isOutsideClientPayload } from './domain/project-curation.js'
 import { LifecycleStages } from './read/lifecycle-stages.js'
 import { ProjectInsights, type ProjectInsightsSnapshot } from './read/project-insights.js'
+
+// The web UI that scripts/build.mjs bundles: dist/public beside dist/src, or, when this file runs from
+// src/ (tests), the repository's dist/public.
+const uiDir = () => [new URL('../public/', import.meta.url), new URL('../dist/public/', import.meta.url)].map((url) => fileURLToPath(url)).find((dir) => existsSync(dir))
 
 export interface RunningServer {
   port: number
@@ -171,6 +177,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     ...favoriteRoutes(deps),
     ...projectOverviewRoutes(deps, insights),
     ...exportImportRoutes(deps),
+    ...staticRoutes(loadStaticFiles(uiDir() ?? '')),
   ]
   const auth = authenticator({
     instance: () => registry.committedInstance,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import net from 'node:net'
 import uWS from 'uWebSockets.js'
 import { DomainError, badData } from '../domain/errors.js'
@@ -23,6 +24,17 @@ export interface HttpServer {
 
 const methods = new Set<string>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
 const corsAllowHeaders = 'Authorization, Content-Type, If-None-Match, Unleash-AppName, Unleash-InstanceId, Unleash-SDK, Unleash-Connection-Id, Unleash-Interval, Unleash-Client-Spec, X-Unleash-Version'
+
+// Admin reads carry an ETag of their JSON body, so a page that polls them (the web UI) gets a bodiless
+// 304 while nothing changed. Replies that set their own ETag, or are not JSON, are left alone.
+export const withEtag = (reply: Reply, ifNoneMatch: string | undefined): Reply => {
+  if (reply.status !== 200 || reply.body === undefined || Buffer.isBuffer(reply.body) || typeof reply.body === 'string' || reply.headers?.etag) return reply
+  const payload = JSON.stringify(reply.body)
+  const etag = `W/"${createHash('sha1').update(payload).digest('base64url')}"`
+  const headers = { ...reply.headers, etag, 'content-type': reply.headers?.['content-type'] ?? 'application/json; charset=utf-8' }
+  if (ifNoneMatch === etag) return { status: 304, headers }
+  return { status: 200, headers, body: payload }
+}
 
 export const isNativeUws = (): boolean => String(uWS.App).includes('[native code]')
 
@@ -240,10 +252,12 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       if (!route.body) {
         // Most reads answer synchronously, inside this uWS callback, with no promise in between.
         const reply = route.handler(request)
+        // Admin reads carry an ETag (the UI polls them); SDK routes set their own.
+        const etagged = route.access === 'admin' && method === 'GET'
         if (reply instanceof Promise) {
           const later = (request.state = answerLater())
-          reply.then((r) => send(res, later, r, cors), (e) => sendError(res, later, e, cors))
-        } else send(res, state, reply, cors)
+          reply.then((r) => send(res, later, etagged ? withEtag(r, headers['if-none-match']) : r, cors), (e) => sendError(res, later, e, cors))
+        } else send(res, state, etagged ? withEtag(reply, headers['if-none-match']) : reply, cors)
         return
       }
       // The address is read from the connection, which an awaited body may outlive.

@@ -1,0 +1,59 @@
+// Hash routes (#/projects/default/flags/x): the server serves one page at / and needs no fallback.
+export type Route =
+  | { page: 'projects' }
+  | { page: 'project'; project: string; tab: 'flags' | 'change-requests' | 'access' | 'settings' }
+  | { page: 'flag'; project: string; flag: string }
+  | { page: 'change-request'; project: string; id: number }
+  | { page: 'playground' }
+  | { page: 'events' }
+  | { page: 'admin'; section: string }
+  | { page: 'not-found'; path: string }
+
+const enc = encodeURIComponent
+
+export const href = (route: Route): string => {
+  switch (route.page) {
+    case 'projects':
+      return '#/projects'
+    case 'project':
+      return route.tab === 'flags' ? `#/projects/${enc(route.project)}` : `#/projects/${enc(route.project)}/${route.tab}`
+    case 'flag':
+      return `#/projects/${enc(route.project)}/flags/${enc(route.flag)}`
+    case 'change-request':
+      return `#/projects/${enc(route.project)}/change-requests/${route.id}`
+    case 'playground':
+      return '#/playground'
+    case 'events':
+      return '#/events'
+    case 'admin':
+      return `#/admin/${route.section}`
+    case 'not-found':
+      return `#${route.path}`
+  }
+}
+
+const projectTabs = ['change-requests', 'access', 'settings'] as const
+
+export const parseRoute = (hash: string): Route => {
+  const path = hash.replace(/^#/, '') || '/'
+  const parts = path.split('/').filter(Boolean).map((p) => {
+    try {
+      return decodeURIComponent(p)
+    } catch {
+      return p
+    }
+  })
+  const [first, project, third, fourth] = parts
+  if (parts.length === 0 || (first === 'projects' && parts.length === 1)) return { page: 'projects' }
+  if (first === 'projects' && project !== undefined) {
+    if (parts.length === 2) return { page: 'project', project, tab: 'flags' }
+    if (third === 'flags' && fourth !== undefined && parts.length === 4) return { page: 'flag', project, flag: fourth }
+    if (third === 'change-requests' && fourth !== undefined && /^\d+$/.test(fourth)) return { page: 'change-request', project, id: Number(fourth) }
+    const tab = projectTabs.find((t) => t === third)
+    if (tab && parts.length === 3) return { page: 'project', project, tab }
+  }
+  if (first === 'playground' && parts.length === 1) return { page: 'playground' }
+  if (first === 'events' && parts.length === 1) return { page: 'events' }
+  if (first === 'admin' && project !== undefined && parts.length === 2) return { page: 'admin', section: project }
+  return { page: 'not-found', path }
+}

@@ -1,0 +1,341 @@
+import { useState } from 'preact/hooks'
+import { del, enc, patch, post, put, useResource } from '../api.js'
+import { Checkbox, ErrorBanner, Field, Loading, Section, Select, Switch, useAction, useSession, when } from '../components.js'
+import { diffJson, showValue } from '../lib/diff.js'
+import { moveItem } from '../lib/flag-filter.js'
+import { href } from '../lib/route.js'
+import { projectPath, useToggle, type FlagSummary } from './project.js'
+import { StrategyEditor, VariantsEditor, constraintText, useContextFields, useSegments, withWeights, type Strategy, type Variant } from './strategy-editor.js'
+
+interface FlagDetail extends Omit<FlagSummary, 'environments'> {
+  project: string
+  impressionData: boolean
+  archived: boolean
+  environments: { name: string; enabled: boolean; type: string; strategies: Strategy[]; variants: Variant[]; lastSeenAt: string | null }[]
+  dependencies: { feature: string; enabled: boolean; variants?: string[] }[]
+  children: string[]
+}
+
+interface FlagEvent {
+  id: number
+  type: string
+  createdAt: string
+  createdBy: string
+  environment: string | null
+  data: unknown
+  preData: unknown
+}
+
+const StrategyCard = ({ s, segmentName, onEdit, onDelete, dragProps, onMove, index, count }: {
+  s: Strategy
+  segmentName: (id: number) => string
+  onEdit?: () => void
+  onDelete?: () => void
+  onMove?: (to: number) => void
+  dragProps: Record<string, unknown>
+  index: number
+  count: number
+}) => (
+  <li class={`strategy${s.disabled ? ' disabled' : ''}`} {...dragProps}>
+    <div class="strategy-head">
+      {onMove && <span class="grip" aria-hidden="true">⋮⋮</span>}
+      <strong>{s.title || s.name}</strong>
+      {s.disabled && <span class="badge">disabled</span>}
+      <span class="grow" />
+      {onMove && (
+        <>
+          <button type="button" class="ghost" aria-label={`Move ${s.title || s.name} up`} disabled={index === 0} onClick={() => onMove(index - 1)}>↑</button>
+          <button type="button" class="ghost" aria-label={`Move ${s.title || s.name} down`} disabled={index === count - 1} onClick={() => onMove(index + 1)}>↓</button>
+        </>
+      )}
+      {onEdit && <button type="button" class="ghost" onClick={onEdit}>Edit</button>}
+      {onDelete && <button type="button" class="ghost danger" onClick={onDelete}>Delete</button>}
+    </div>
+    <ul class="facts">
+      {Object.entries(s.parameters).map(([k, v]) => (
+        <li>{k === 'rollout' ? <><meter min={0} max={100} value={Number(v)} aria-label="Rollout" /> {v}% rollout</> : `${k}: ${v}`}</li>
+      ))}
+      {s.constraints.map((c) => <li class="constraint-text">{constraintText(c)}</li>)}
+      {s.segments.map((id) => <li>segment {segmentName(id)}</li>)}
+      {s.variants.length > 0 && <li>variants: {s.variants.map((v) => `${v.name} (${v.weight / 10}%)`).join(', ')}</li>}
+    </ul>
+  </li>
+)
+
+const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle }: {
+  toggle: (flag: string, environment: string, enabled: boolean) => Promise<boolean>
+  flag: FlagDetail
+  project: string
+  env: FlagDetail['environments'][number]
+  crRequired: boolean
+  segmentName: (id: number) => string
+}) => {
+  const { can } = useSession()
+  const fields = useContextFields()
+  const [editing, setEditing] = useState<Strategy | 'new' | undefined>()
+  const [variants, setVariants] = useState<Variant[] | undefined>()
+  const [dragFrom, setDragFrom] = useState<number | undefined>()
+  const action = useAction()
+  const base = `${projectPath(project)}/features/${enc(flag.name)}/environments/${enc(env.name)}`
+  const viaCr = async (changeAction: string, payload: unknown) => {
+    const cr = await post<{ id: number }>(`${projectPath(project)}/environments/${enc(env.name)}/change-requests`, { feature: flag.name, action: changeAction, payload })
+    location.hash = href({ page: 'change-request', project, id: cr.id })
+  }
+  const body = (s: Strategy) => ({ name: s.name, title: s.title || undefined, disabled: !!s.disabled, parameters: s.parameters, constraints: s.constraints, segments: s.segments, variants: s.variants })
+  const save = (s: Strategy) =>
+    s.id
+      ? crRequired ? viaCr('updateStrategy', { ...body(s), id: s.id }) : put(`${base}/strategies/${enc(s.id)}`, body(s))
+      : crRequired ? viaCr('addStrategy', body(s)) : post(`${base}/strategies`, body(s))
+  const remove = (s: Strategy) => {
+    if (!confirm(`Delete strategy ${s.title || s.name}?`)) return
+    void action.run(() => (crRequired ? viaCr('deleteStrategy', { id: s.id }) : del(`${base}/strategies/${enc(s.id!)}`)))
+  }
+  const reorder = (from: number, to: number) => {
+    const order = moveItem(env.strategies, from, to).map((s, sortOrder) => ({ id: s.id!, sortOrder }))
+    void action.run(() => (crRequired ? viaCr('reorderStrategy', order) : post(`${base}/strategies/set-sort-order`, order)))
+  }
+  const saveVariants = () =>
+    void action.run(async () => {
+      const next = withWeights(variants ?? [])
+      if (crRequired) await viaCr('patchVariant', { variants: next })
+      else await put(`${base}/variants`, next)
+      setVariants(undefined)
+    })
+  const canReorder = can('UPDATE_FEATURE_STRATEGY', project)
+  const stickiness = ['default', 'random', ...(fields.data?.filter((f) => f.stickiness).map((f) => f.name) ?? [])]
+  return (
+    <section class="card env" aria-label={`Environment ${env.name}`}>
+      <header class="card-head">
+        <Switch label={`${flag.name} in ${env.name}`} checked={env.enabled} disabled={!can('UPDATE_FEATURE_ENVIRONMENT', project)} onToggle={() => void toggle(flag.name, env.name, !env.enabled)} />
+        <h2>{env.name}</h2>
+        {crRequired && <span class="badge" title="Changes here go through a change request">change requests</span>}
+        <span class="muted">last seen {when(env.lastSeenAt)}</span>
+        <span class="grow" />
+        {can('CREATE_FEATURE_STRATEGY', project) && <button type="button" onClick={() => setEditing('new')}>Add strategy</button>}
+      </header>
+      <ErrorBanner error={action.error} />
+      {env.strategies.length === 0 ? (
+        <p class="muted">No strategies yet.</p>
+      ) : (
+        <ol class="strategies">
+          {env.strategies.map((s, i) => (
+            <StrategyCard
+              s={s}
+              index={i}
+              count={env.strategies.length}
+              segmentName={segmentName}
+              onEdit={can('UPDATE_FEATURE_STRATEGY', project) ? () => setEditing(s) : undefined}
+              onDelete={can('DELETE_FEATURE_STRATEGY', project) ? () => remove(s) : undefined}
+              onMove={canReorder && env.strategies.length > 1 ? (to) => reorder(i, to) : undefined}
+              dragProps={
+                canReorder
+                  ? {
+                      draggable: true,
+                      onDragStart: () => setDragFrom(i),
+                      onDragOver: (e: DragEvent) => e.preventDefault(),
+                      onDrop: (e: DragEvent) => {
+                        e.preventDefault()
+                        if (dragFrom !== undefined && dragFrom !== i) reorder(dragFrom, i)
+                        setDragFrom(undefined)
+                      },
+                    }
+                  : {}
+              }
+            />
+          ))}
+        </ol>
+      )}
+      <details>
+        <summary>Variants ({env.variants.length})</summary>
+        {variants ? (
+          <>
+            <VariantsEditor label={`Variants in ${env.name}`} variants={variants} onChange={setVariants} stickinessOptions={stickiness} />
+            <button type="button" onClick={saveVariants} disabled={action.busy}>Save variants</button>
+            <button type="button" class="ghost" onClick={() => setVariants(undefined)}>Cancel</button>
+          </>
+        ) : (
+          <>
+            <ul>
+              {env.variants.map((v) => (
+                <li>{v.name} — {v.weight / 10}%{v.payload ? ` — ${v.payload.type}: ${v.payload.value}` : ''}</li>
+              ))}
+            </ul>
+            {can('UPDATE_FEATURE_ENVIRONMENT_VARIANTS', project) && <button type="button" class="ghost" onClick={() => setVariants(env.variants)}>Edit variants</button>}
+          </>
+        )}
+      </details>
+      {editing && (
+        <StrategyEditor flag={flag.name} initial={editing === 'new' ? undefined : editing} onSave={save} onClose={() => setEditing(undefined)} />
+      )}
+    </section>
+  )
+}
+
+const Tags = ({ flag, project }: { flag: FlagDetail; project: string }) => {
+  const { can } = useSession()
+  const tagTypes = useResource<{ tagTypes: { name: string }[] }>('/api/admin/tag-types', false)
+  const [type, setType] = useState('simple')
+  const [value, setValue] = useState('')
+  const action = useAction()
+  const path = `/api/admin/features/${enc(flag.name)}/tags`
+  const writable = can('UPDATE_FEATURE', project)
+  return (
+    <Section title="Tags">
+      <ul class="chips">
+        {flag.tags.map((t) => (
+          <li>
+            {t.type}:{t.value}
+            {writable && <button type="button" class="ghost" aria-label={`Remove tag ${t.type}:${t.value}`} onClick={() => void action.run(() => del(`${path}/${enc(t.type)}/${enc(t.value)}`))}>×</button>}
+          </li>
+        ))}
+      </ul>
+      {writable && (
+        <form class="inline" onSubmit={(e) => { e.preventDefault(); void action.run(() => post(path, { type, value })).then((ok) => ok && setValue('')) }}>
+          <Select label="Tag type" value={type} onValue={setType} options={tagTypes.data?.tagTypes.map((t) => t.name) ?? ['simple']} />
+          <Field label="Tag value" value={value} onValue={setValue} required />
+          <button type="submit">Add tag</button>
+        </form>
+      )}
+      <ErrorBanner error={action.error} />
+    </Section>
+  )
+}
+
+const Dependencies = ({ flag, project }: { flag: FlagDetail; project: string }) => {
+  const { can } = useSession()
+  const flags = useResource<{ features: { name: string }[] }>(`${projectPath(project)}/features`, false)
+  const [parent, setParent] = useState('')
+  const [enabled, setEnabled] = useState(true)
+  const action = useAction()
+  const path = `${projectPath(project)}/features/${enc(flag.name)}/dependencies`
+  const writable = can('UPDATE_FEATURE_DEPENDENCY', project)
+  const candidates = flags.data?.features.map((f) => f.name).filter((n) => n !== flag.name) ?? []
+  return (
+    <Section title="Dependencies">
+      {flag.dependencies.length === 0 && <p class="muted">No parent flag.</p>}
+      <ul>
+        {flag.dependencies.map((d) => (
+          <li>
+            needs <a href={href({ page: 'flag', project, flag: d.feature })}>{d.feature}</a> {d.enabled ? 'enabled' : 'disabled'}
+            {d.variants?.length ? ` with variant ${d.variants.join(' or ')}` : ''}
+            {writable && <button type="button" class="ghost" onClick={() => void action.run(() => del(`${path}/${enc(d.feature)}`))}>Remove</button>}
+          </li>
+        ))}
+      </ul>
+      {flag.children.length > 0 && <p>Children: {flag.children.join(', ')}</p>}
+      {writable && flag.dependencies.length === 0 && (
+        <form class="inline" onSubmit={(e) => { e.preventDefault(); void action.run(() => post(path, { feature: parent, enabled })) }}>
+          <Select label="Parent flag" value={parent} onValue={setParent} options={[{ value: '', label: 'Choose…' }, ...candidates]} />
+          <Checkbox label="Parent must be enabled" checked={enabled} onChecked={setEnabled} />
+          <button type="submit" disabled={!parent}>Add dependency</button>
+        </form>
+      )}
+      <ErrorBanner error={action.error} />
+    </Section>
+  )
+}
+
+export const EventDiff = ({ before, after }: { before: unknown; after: unknown }) => {
+  const lines = diffJson(before, after)
+  if (lines.length === 0) return <p class="muted">No data change.</p>
+  return (
+    <table class="diff">
+      <thead><tr><th>Field</th><th>Before</th><th>After</th></tr></thead>
+      <tbody>
+        {lines.map((l) => (
+          <tr class={`diff-${l.kind}`}>
+            <td><code>{l.path}</code></td>
+            <td>{l.kind !== 'added' && <del>{showValue(l.before)}</del>}</td>
+            <td>{l.kind !== 'removed' && <ins>{showValue(l.after)}</ins>}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
+const History = ({ flag }: { flag: string }) => {
+  const { data, error } = useResource<{ events: FlagEvent[] }>(`/api/admin/events/${enc(flag)}`)
+  return (
+    <Section title="History">
+      <ErrorBanner error={error} />
+      {!data ? (
+        !error && <Loading />
+      ) : (
+        <ol class="history">
+          {data.events.map((e) => (
+            <li data-event-type={e.type}>
+              <details>
+                <summary>
+                  <strong>{e.type}</strong> {e.environment && <span class="badge">{e.environment}</span>} by {e.createdBy} · {when(e.createdAt)}
+                </summary>
+                <EventDiff before={e.preData} after={e.data} />
+              </details>
+            </li>
+          ))}
+        </ol>
+      )}
+    </Section>
+  )
+}
+
+export const FlagPage = ({ project, flag }: { project: string; flag: string }) => {
+  const { can } = useSession()
+  const path = `${projectPath(project)}/features/${enc(flag)}`
+  const { data, error } = useResource<FlagDetail>(path)
+  const { toggle, error: toggleError, crEnvironments } = useToggle(project)
+  const segments = useSegments()
+  const action = useAction()
+  const [description, setDescription] = useState<string | undefined>()
+  const segmentName = (id: number) => segments.data?.segments.find((s) => s.id === id)?.name ?? `#${id}`
+  const archive = () => {
+    if (!confirm(`Archive ${flag}? SDKs stop seeing it.`)) return
+    void action.run(() => del(path)).then((ok) => ok && (location.hash = href({ page: 'project', project, tab: 'flags' })))
+  }
+  return (
+    <>
+      <p class="crumbs"><a href="#/projects">Projects</a> / <a href={href({ page: 'project', project, tab: 'flags' })}>{project}</a> / {flag}</p>
+      <ErrorBanner error={error ?? action.error ?? toggleError} />
+      {!data ? (
+        !error && <Loading />
+      ) : (
+        <>
+          <header class="flag-head">
+            <h1>{data.name}</h1>
+            <span class="badge">{data.type}</span>
+            {data.lifecycle && <span class="badge">lifecycle: {data.lifecycle.stage}</span>}
+            {data.stale && <span class="badge warn">stale</span>}
+            <span class="grow" />
+            {can('UPDATE_FEATURE', project) && (
+              <button type="button" onClick={() => void action.run(() => post(`${projectPath(project)}/stale`, { features: [flag], stale: !data.stale }))}>
+                {data.stale ? 'Mark active' : 'Mark stale'}
+              </button>
+            )}
+            {can('DELETE_FEATURE', project) && <button type="button" class="danger" onClick={archive}>Archive flag</button>}
+          </header>
+          {description === undefined ? (
+            <p>
+              {data.description || <span class="muted">No description.</span>}{' '}
+              {can('UPDATE_FEATURE', project) && <button type="button" class="ghost" onClick={() => setDescription(data.description ?? '')}>Edit</button>}
+            </p>
+          ) : (
+            <form class="inline" onSubmit={(e) => { e.preventDefault(); void action.run(() => patch(path, [{ op: 'replace', path: '/description', value: description }])).then((ok) => ok && setDescription(undefined)) }}>
+              <Field label="Description" value={description} onValue={setDescription} />
+              <button type="submit">Save</button>
+            </form>
+          )}
+          <div class="envs">
+            {data.environments.map((env) => (
+              <EnvironmentPanel flag={data} project={project} env={env} crRequired={crEnvironments.has(env.name)} segmentName={segmentName} toggle={toggle} />
+            ))}
+          </div>
+          <div class="grid2">
+            <Tags flag={data} project={project} />
+            <Dependencies flag={data} project={project} />
+          </div>
+          {can('ADMIN') && <History flag={flag} />}
+        </>
+      )}
+    </>
+  )
+}

@@ -1,0 +1,257 @@
+// Edits one strategy: its parameters (rollout slider, stickiness, groupId for flexibleRollout), its
+// constraints with an input that fits each operator, its segments and its variants.
+import { useState } from 'preact/hooks'
+import { useResource } from '../api.js'
+import { Checkbox, Dialog, ErrorBanner, Field, Select, useAction } from '../components.js'
+import { caseInsensitiveApplies, inputKind, operators, splitValues, toIsoInstant, toLocalInput, valueProblem } from '../lib/operators.js'
+
+export interface Constraint {
+  contextName: string
+  operator: string
+  values?: string[]
+  value?: string
+  inverted?: boolean
+  caseInsensitive?: boolean
+}
+
+export interface Variant {
+  name: string
+  weight: number
+  weightType?: 'variable' | 'fix'
+  stickiness?: string
+  payload?: { type: string; value: string }
+}
+
+export interface Strategy {
+  id?: string
+  name: string
+  title?: string | null
+  disabled?: boolean
+  parameters: Record<string, string>
+  constraints: Constraint[]
+  segments: number[]
+  variants: Variant[]
+}
+
+interface StrategyType {
+  name: string
+  displayName?: string | null
+  deprecated: boolean
+  parameters: { name: string; type: string; description: string; required: boolean }[]
+}
+
+export interface ContextField {
+  name: string
+  stickiness: boolean
+  legalValues: { value: string }[]
+}
+
+export const useContextFields = () => useResource<ContextField[]>('/api/admin/context', false)
+export const useSegments = () => useResource<{ segments: { id: number; name: string; description: string | null }[] }>('/api/admin/segments', false)
+
+const ListEditor = ({ label, values, onValues, legal }: { label: string; values: string[]; onValues: (v: string[]) => void; legal: string[] }) => {
+  const [text, setText] = useState('')
+  const add = () => {
+    onValues(splitValues(text, values))
+    setText('')
+  }
+  return (
+    <div class="list-editor">
+      <div class="field">
+        <label>
+          {label}
+          <input
+            value={text}
+            list={legal.length ? `legal-${label}` : undefined}
+            placeholder="Type values, Enter to add (commas split)"
+            onInput={(e) => setText(e.currentTarget.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter') {
+                e.preventDefault()
+                add()
+              }
+            }}
+          />
+        </label>
+        {legal.length > 0 && <datalist id={`legal-${label}`}>{legal.map((v) => <option value={v} />)}</datalist>}
+      </div>
+      <button type="button" class="ghost" onClick={add} disabled={!text.trim()}>Add values</button>
+      <ul class="chips" aria-label={`Chosen ${label.toLowerCase()}`}>
+        {values.map((v) => (
+          <li>
+            {v} <button type="button" class="ghost" aria-label={`Remove ${v}`} onClick={() => onValues(values.filter((x) => x !== v))}>×</button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  )
+}
+
+export const ConstraintEditor = ({ constraint, index, fields, onChange, onRemove }: {
+  constraint: Constraint
+  index: number
+  fields: ContextField[]
+  onChange: (c: Constraint) => void
+  onRemove: () => void
+}) => {
+  const kind = inputKind(constraint.operator)
+  const n = index + 1
+  const legal = fields.find((f) => f.name === constraint.contextName)?.legalValues.map((v) => v.value) ?? []
+  const setOperator = (operator: string) => {
+    const sameKind = inputKind(operator) === kind
+    onChange({ ...constraint, operator, values: sameKind ? constraint.values : [], value: sameKind ? constraint.value : '' })
+  }
+  const problem = kind === 'list' ? undefined : valueProblem(constraint.operator, constraint.value ?? '')
+  return (
+    <fieldset class="constraint">
+      <legend>Constraint {n}</legend>
+      <Select label={`Context field ${n}`} value={constraint.contextName} onValue={(contextName) => onChange({ ...constraint, contextName })} options={fields.map((f) => f.name)} />
+      <Select label={`Operator ${n}`} value={constraint.operator} onValue={setOperator} options={operators} />
+      <Checkbox label="Negate (NOT)" checked={!!constraint.inverted} onChecked={(inverted) => onChange({ ...constraint, inverted })} />
+      {caseInsensitiveApplies(constraint.operator) && (
+        <Checkbox label="Case insensitive" checked={!!constraint.caseInsensitive} onChecked={(caseInsensitive) => onChange({ ...constraint, caseInsensitive })} />
+      )}
+      {kind === 'list' && <ListEditor label={`Values ${n}`} values={constraint.values ?? []} onValues={(values) => onChange({ ...constraint, values })} legal={legal} />}
+      {kind === 'number' && <Field label={`Number ${n}`} type="number" step="any" value={constraint.value ?? ''} onValue={(value) => onChange({ ...constraint, value })} />}
+      {kind === 'semver' && <Field label={`Version ${n}`} placeholder="1.2.3" value={constraint.value ?? ''} onValue={(value) => onChange({ ...constraint, value })} />}
+      {kind === 'date' && (
+        <Field label={`Date ${n}`} type="datetime-local" value={toLocalInput(constraint.value)} onValue={(v) => onChange({ ...constraint, value: v ? toIsoInstant(v) : '' })} />
+      )}
+      {problem && <p class="hint" role="status">{problem}</p>}
+      <button type="button" class="ghost danger" onClick={onRemove}>Remove constraint {n}</button>
+    </fieldset>
+  )
+}
+
+export const VariantsEditor = ({ variants, onChange, stickinessOptions, label }: { variants: Variant[]; onChange: (v: Variant[]) => void; stickinessOptions: string[]; label: string }) => {
+  const set = (i: number, patch: Partial<Variant>) => onChange(variants.map((v, j) => (j === i ? { ...v, ...patch } : v)))
+  const fixed = variants.filter((v) => v.weightType === 'fix').reduce((s, v) => s + v.weight, 0)
+  const variable = variants.filter((v) => v.weightType !== 'fix').length
+  const share = (v: Variant) => (v.weightType === 'fix' ? v.weight / 10 : variable ? (1000 - fixed) / variable / 10 : 0)
+  return (
+    <fieldset class="variants">
+      <legend>{label}</legend>
+      {variants.map((v, i) => (
+        <div class="variant-row">
+          <Field label={`Variant ${i + 1} name`} value={v.name} onValue={(name) => set(i, { name })} required />
+          <Checkbox label="Fixed weight" checked={v.weightType === 'fix'} onChecked={(fix) => set(i, { weightType: fix ? 'fix' : 'variable' })} />
+          {v.weightType === 'fix' ? (
+            <Field label={`Variant ${i + 1} weight (%)`} type="number" min={0} max={100} step="0.1" value={String(v.weight / 10)} onValue={(w) => set(i, { weight: Math.round(Number(w) * 10) })} />
+          ) : (
+            <span class="muted">{share(v).toFixed(1)}%</span>
+          )}
+          <Select label={`Variant ${i + 1} stickiness`} value={v.stickiness ?? 'default'} onValue={(stickiness) => set(i, { stickiness })} options={stickinessOptions} />
+          <Select
+            label={`Variant ${i + 1} payload type`}
+            value={v.payload?.type ?? ''}
+            onValue={(type) => set(i, { payload: type ? { type, value: v.payload?.value ?? '' } : undefined })}
+            options={[{ value: '', label: 'No payload' }, 'string', 'json', 'csv', 'number']}
+          />
+          {v.payload && <Field label={`Variant ${i + 1} payload`} value={v.payload.value} onValue={(value) => set(i, { payload: { type: v.payload!.type, value } })} />}
+          <button type="button" class="ghost danger" onClick={() => onChange(variants.filter((_, j) => j !== i))}>Remove variant {i + 1}</button>
+        </div>
+      ))}
+      <button type="button" class="ghost" onClick={() => onChange([...variants, { name: '', weight: 0, weightType: 'variable', stickiness: 'default' }])}>Add variant</button>
+    </fieldset>
+  )
+}
+
+// Variable weights share what fixed ones leave, in tenths of a percent (the API checks they sum to 1000).
+export const withWeights = (variants: Variant[]): Variant[] => {
+  const fixed = variants.filter((v) => v.weightType === 'fix').reduce((s, v) => s + v.weight, 0)
+  const variable = variants.filter((v) => v.weightType !== 'fix')
+  const each = variable.length ? Math.floor((1000 - fixed) / variable.length) : 0
+  let rest = variable.length ? 1000 - fixed - each * variable.length : 0
+  return variants.map((v) => {
+    if (v.weightType === 'fix') return v
+    const extra = rest > 0 ? 1 : 0
+    rest -= extra
+    return { ...v, weightType: 'variable', weight: each + extra }
+  })
+}
+
+export const StrategyEditor = ({ flag, initial, onSave, onClose }: {
+  flag: string
+  initial?: Strategy
+  onSave: (s: Strategy) => Promise<unknown>
+  onClose: () => void
+}) => {
+  const types = useResource<{ strategies: StrategyType[] }>('/api/admin/strategies', false)
+  const fields = useContextFields()
+  const segments = useSegments()
+  const [s, setS] = useState<Strategy>(
+    initial ?? { name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: flag }, constraints: [], segments: [], variants: [] },
+  )
+  const { error, busy, run } = useAction()
+  const type = types.data?.strategies.find((t) => t.name === s.name)
+  const stickiness = ['default', 'random', ...(fields.data?.filter((f) => f.stickiness).map((f) => f.name) ?? ['userId', 'sessionId'])]
+  const setParam = (name: string, value: string) => setS({ ...s, parameters: { ...s.parameters, [name]: value } })
+  const setType = (name: string) =>
+    setS({ ...s, name, parameters: name === 'flexibleRollout' ? { rollout: '100', stickiness: 'default', groupId: flag } : {} })
+  const submit = (e: Event) => {
+    e.preventDefault()
+    void run(() => onSave({ ...s, variants: withWeights(s.variants) })).then((ok) => ok && onClose())
+  }
+  return (
+    <Dialog title={initial ? `Edit strategy ${initial.title || initial.name}` : 'Add strategy'} onClose={onClose}>
+      <form onSubmit={submit} class="strategy-form">
+        <Select
+          label="Strategy"
+          value={s.name}
+          onValue={setType}
+          options={(types.data?.strategies ?? [{ name: s.name, deprecated: false, parameters: [] }]).filter((t) => !t.deprecated || t.name === s.name).map((t) => ({ value: t.name, label: t.displayName || t.name }))}
+        />
+        <Field label="Title" value={s.title ?? ''} onValue={(title) => setS({ ...s, title })} />
+        <Checkbox label="Disabled" checked={!!s.disabled} onChecked={(disabled) => setS({ ...s, disabled })} />
+        {type?.parameters.map((p) =>
+          p.type === 'percentage' ? (
+            <div class="field">
+              <label for={`param-${p.name}`}>{p.name === 'rollout' ? 'Rollout' : p.name} ({s.parameters[p.name] ?? '0'}%)</label>
+              <input id={`param-${p.name}`} type="range" min={0} max={100} value={s.parameters[p.name] ?? '0'} onInput={(e) => setParam(p.name, e.currentTarget.value)} />
+            </div>
+          ) : p.name === 'stickiness' ? (
+            <Select label="Stickiness" value={s.parameters.stickiness ?? 'default'} onValue={(v) => setParam('stickiness', v)} options={stickiness} />
+          ) : p.type === 'boolean' ? (
+            <Checkbox label={p.name} checked={s.parameters[p.name] === 'true'} onChecked={(v) => setParam(p.name, String(v))} />
+          ) : p.type === 'list' ? (
+            <ListEditor label={p.name} values={(s.parameters[p.name] ?? '').split(',').filter(Boolean)} onValues={(v) => setParam(p.name, v.join(','))} legal={[]} />
+          ) : (
+            <Field label={p.name === 'groupId' ? 'Group id' : p.name} type={p.type === 'number' ? 'number' : 'text'} value={s.parameters[p.name] ?? ''} onValue={(v) => setParam(p.name, v)} required={p.required} />
+          ),
+        )}
+        <h3>Constraints</h3>
+        {s.constraints.map((c, i) => (
+          <ConstraintEditor
+            constraint={c}
+            index={i}
+            fields={fields.data ?? []}
+            onChange={(next) => setS({ ...s, constraints: s.constraints.map((x, j) => (j === i ? next : x)) })}
+            onRemove={() => setS({ ...s, constraints: s.constraints.filter((_, j) => j !== i) })}
+          />
+        ))}
+        <button type="button" class="ghost" onClick={() => setS({ ...s, constraints: [...s.constraints, { contextName: 'userId', operator: 'IN', values: [] }] })}>Add constraint</button>
+        <h3>Segments</h3>
+        {segments.data?.segments.length ? (
+          segments.data.segments.map((seg) => (
+            <Checkbox
+              label={`Segment ${seg.name}`}
+              checked={s.segments.includes(seg.id)}
+              onChecked={(on) => setS({ ...s, segments: on ? [...s.segments, seg.id] : s.segments.filter((id) => id !== seg.id) })}
+            />
+          ))
+        ) : (
+          <p class="muted">No segments.</p>
+        )}
+        <VariantsEditor label="Strategy variants" variants={s.variants} onChange={(variants) => setS({ ...s, variants })} stickinessOptions={stickiness} />
+        <ErrorBanner error={error} />
+        <div class="actions">
+          <button type="submit" disabled={busy}>Save strategy</button>
+          <button type="button" class="ghost" onClick={onClose}>Cancel</button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}
+
+export const constraintText = (c: Constraint) =>
+  `${c.contextName} ${c.inverted ? 'NOT ' : ''}${c.operator} ${c.values?.length ? c.values.join(', ') : (c.value ?? '')}${c.caseInsensitive ? ' (case-insensitive)' : ''}`

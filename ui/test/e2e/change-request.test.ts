@@ -1,0 +1,50 @@
+import t from 'tap'
+import { requireChromium, signIn, startUi } from './browser.js'
+
+// Two people in two browser contexts: the author's toggle in a change-request environment becomes a
+// change request; the reviewer sees its diff, approves and applies it.
+t.test('an author proposes a toggle as a change request; a reviewer approves and applies it', async (t) => {
+  const chromium = requireChromium(t)
+  if (!chromium) return
+  const ui = await startUi(t, chromium)
+  const password = 'Review-pass-2024!'
+  await ui.api('POST', '/api/admin/user-admin', { username: 'author', name: 'Ada Author', password, rootRole: 2 })
+  await ui.api('POST', '/api/admin/user-admin', { username: 'reviewer', name: 'Rey Reviewer', password, rootRole: 2 })
+  await ui.api('POST', '/api/admin/projects', { id: 'payments', name: 'Payments' })
+  await ui.api('POST', '/api/admin/projects/payments/features', { name: 'instant-refunds' })
+  await ui.api('PUT', '/api/admin/projects/payments/environments/production/change-requests/config', { changeRequestsEnabled: true, requiredApprovals: 1 })
+
+  const author = await ui.newPage()
+  await signIn(author.page, 'author', password)
+  await author.page.goto('/#/projects/payments')
+  await author.page.getByRole('switch', { name: 'instant-refunds in production' }).click()
+  await author.page.getByRole('heading', { name: /Change request #1/ }).waitFor()
+  t.equal(await author.page.locator('[data-state]').textContent(), 'Draft', 'the toggle opened a draft change request')
+  await author.page.getByRole('button', { name: 'Submit for review' }).click()
+  await author.page.locator('[data-state="In review"]').waitFor()
+  t.equal(await author.page.getByRole('button', { name: 'Approve' }).count(), 0, 'the author is not offered to approve their own request')
+  await ui.screenshot(author.page, 'change-request-1-author-in-review')
+  const before = await ui.api<{ environments: { name: string; enabled: boolean }[] }>('GET', '/api/admin/projects/payments/features/instant-refunds')
+  t.equal(before.environments.find((e) => e.name === 'production')?.enabled, false, 'nothing changed in production yet')
+
+  const reviewer = await ui.newPage()
+  await signIn(reviewer.page, 'reviewer', password)
+  await reviewer.page.goto('/#/projects/payments/change-requests')
+  await reviewer.page.getByRole('link', { name: 'Change request #1' }).click()
+  const change = reviewer.page.getByRole('article', { name: 'Change updateEnabled' })
+  await change.getByRole('cell', { name: 'enabled' }).waitFor()
+  t.equal(await change.locator('del').textContent(), 'false', 'the diff shows enabled before: false')
+  t.equal(await change.locator('ins').textContent(), 'true', 'the diff shows enabled after: true')
+  await reviewer.page.getByRole('button', { name: 'Approve' }).click()
+  await reviewer.page.locator('[data-state="Approved"]').waitFor()
+  await reviewer.page.getByRole('button', { name: 'Apply changes' }).click()
+  await reviewer.page.locator('[data-state="Applied"]').waitFor()
+  await ui.screenshot(reviewer.page, 'change-request-2-reviewer-applied')
+
+  const after = await ui.api<{ environments: { name: string; enabled: boolean }[] }>('GET', '/api/admin/projects/payments/features/instant-refunds')
+  t.equal(after.environments.find((e) => e.name === 'production')?.enabled, true, 'the applied request enabled the flag in production')
+  // The author's open page follows without a reload.
+  await author.page.locator('[data-state="Applied"]').waitFor()
+  t.pass("the author's page shows Applied without a reload")
+  t.same([...author.errors, ...reviewer.errors], [], 'the pages threw no uncaught errors')
+})

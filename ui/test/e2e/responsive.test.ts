@@ -1,0 +1,38 @@
+import t from 'tap'
+import { adminPassword, requireChromium, startUi } from './browser.js'
+
+// Keyboard only, on a phone-width screen: sign in, open the menu, reach a flag and toggle it.
+t.test('at phone width, by keyboard alone, a user signs in, opens the menu and toggles a flag', async (t) => {
+  const chromium = requireChromium(t)
+  if (!chromium) return
+  const ui = await startUi(t, chromium)
+  await ui.api('POST', '/api/admin/projects/default/features', { name: 'mobile-flag' })
+  const { page, errors } = await ui.newPage()
+  await page.setViewportSize({ width: 390, height: 844 })
+  await page.goto('/')
+  await page.getByLabel('Username or email').focus()
+  await page.keyboard.type('admin')
+  await page.keyboard.press('Tab')
+  await page.keyboard.type(adminPassword)
+  await page.keyboard.press('Enter')
+  const menu = page.getByRole('button', { name: 'Menu' })
+  await menu.waitFor()
+  t.equal(await page.getByRole('navigation', { name: 'Main' }).isVisible(), false, 'the navigation is folded away at phone width')
+  await menu.focus()
+  await page.keyboard.press('Enter')
+  t.equal(await menu.getAttribute('aria-expanded'), 'true', 'the menu button says it is expanded')
+  await page.getByRole('link', { name: 'Projects' }).focus()
+  await page.keyboard.press('Enter')
+  await page.getByRole('link', { name: 'Default' }).focus()
+  await page.keyboard.press('Enter')
+  const toggle = page.getByRole('switch', { name: 'mobile-flag in development' })
+  await toggle.focus()
+  await page.keyboard.press('Space')
+  await page.waitForSelector('[role=switch][aria-label="mobile-flag in development"][aria-checked=true]')
+  const width = await page.evaluate(() => document.documentElement.scrollWidth)
+  t.ok(width <= 390, `the page does not scroll sideways at 390 px (scrollWidth ${width})`)
+  await ui.screenshot(page, 'responsive-1-phone-project')
+  const flag = await ui.api<{ environments: { name: string; enabled: boolean }[] }>('GET', '/api/admin/projects/default/features/mobile-flag')
+  t.equal(flag.environments.find((e) => e.name === 'development')?.enabled, true, 'the keyboard toggle enabled the flag')
+  t.same(errors, [], 'the page threw no uncaught errors')
+})

@@ -1,0 +1,100 @@
+import t from 'tap'
+import { diffJson } from '../src/lib/diff.js'
+import { emptyFilter, matchesFilter, moveItem, type FlagRow } from '../src/lib/flag-filter.js'
+import { inputKind, splitValues, takesValues, valueProblem } from '../src/lib/operators.js'
+import { permissionChecker } from '../src/lib/permissions.js'
+import { href, parseRoute } from '../src/lib/route.js'
+
+t.test('diffJson lists each changed leaf by its path', async (t) => {
+  const before = { name: 'flexibleRollout', parameters: { rollout: '30', groupId: 'g' }, constraints: [] }
+  const after = { name: 'flexibleRollout', parameters: { rollout: '60', groupId: 'g' }, constraints: [], title: 'Half' }
+  t.same(diffJson(before, after), [
+    { path: 'parameters.rollout', kind: 'changed', before: '30', after: '60' },
+    { path: 'title', kind: 'added', after: 'Half' },
+  ])
+})
+
+t.test('diffJson matches array items by id, so an insertion shows only the inserted item', async (t) => {
+  const a = { id: 'a', rollout: 1 }
+  const b = { id: 'b', rollout: 2 }
+  const c = { id: 'c', rollout: 3 }
+  t.same(diffJson({ strategies: [a, c] }, { strategies: [a, b, c] }), [
+    { path: 'strategies[b].id', kind: 'added', after: 'b' },
+    { path: 'strategies[b].rollout', kind: 'added', after: 2 },
+  ])
+})
+
+t.test('diffJson of null to data lists every field as added; equal values give no lines', async (t) => {
+  t.same(diffJson(null, { enabled: true }), [{ path: 'enabled', kind: 'added', after: true }])
+  t.same(diffJson({ enabled: false }, null), [{ path: 'enabled', kind: 'removed', before: false }])
+  t.same(diffJson({ a: [1, 2] }, { a: [1, 2] }), [])
+})
+
+t.test('each operator gets the input that fits it', async (t) => {
+  t.equal(inputKind('IN'), 'list')
+  t.equal(inputKind('STR_CONTAINS'), 'list')
+  t.equal(inputKind('NUM_GTE'), 'number')
+  t.equal(inputKind('DATE_AFTER'), 'date')
+  t.equal(inputKind('SEMVER_LT'), 'semver')
+  t.equal(takesValues('NOT_IN'), true)
+  t.equal(takesValues('NUM_EQ'), false)
+})
+
+t.test('valueProblem names what is wrong with a single value', async (t) => {
+  t.equal(valueProblem('SEMVER_EQ', '1.2'), 'not a semantic version (like 1.2.3)')
+  t.equal(valueProblem('SEMVER_EQ', '1.2.3-beta.1'), undefined)
+  t.equal(valueProblem('NUM_GT', 'ten'), 'not a number')
+  t.equal(valueProblem('NUM_GT', '10.5'), undefined)
+  t.equal(valueProblem('DATE_BEFORE', 'soon'), 'not a date')
+  t.equal(valueProblem('DATE_BEFORE', '2030-01-01T00:00:00.000Z'), undefined)
+  t.equal(valueProblem('NUM_EQ', ' '), 'a value is required')
+})
+
+t.test('the list editor splits on commas and new lines, dropping blanks and repeats', async (t) => {
+  t.same(splitValues('a, b\nc,,a', ['c']), ['c', 'a', 'b'])
+})
+
+t.test('permissionChecker: ADMIN holds everything; project entries hold only in their project', async (t) => {
+  const admin = permissionChecker([{ permission: 'ADMIN' }])
+  t.equal(admin('DELETE_FEATURE', 'any'), true)
+  const member = permissionChecker([{ permission: 'CREATE_PROJECT' }, { permission: 'UPDATE_FEATURE', project: 'web' }])
+  t.equal(member('CREATE_PROJECT'), true)
+  t.equal(member('UPDATE_FEATURE', 'web'), true)
+  t.equal(member('UPDATE_FEATURE', 'payments'), false)
+  t.equal(member(['DELETE_FEATURE', 'UPDATE_FEATURE'], 'web'), true, 'any one of several')
+  t.equal(member('ADMIN'), false)
+})
+
+t.test('flag filters: search, tag, type and state', async (t) => {
+  const flags: FlagRow[] = [
+    { name: 'new-checkout', type: 'release', stale: false, tags: [{ type: 'team', value: 'shop' }], environments: [{ name: 'dev', enabled: true }] },
+    { name: 'old-banner', type: 'experiment', stale: true, description: 'checkout banner', tags: [], environments: [{ name: 'dev', enabled: false }] },
+  ]
+  const names = (patch: Partial<typeof emptyFilter>) => flags.filter((f) => matchesFilter(f, { ...emptyFilter, ...patch })).map((f) => f.name)
+  t.same(names({ search: 'CHECKOUT' }), ['new-checkout', 'old-banner'], 'search reads names and descriptions, any case')
+  t.same(names({ tag: 'team:shop' }), ['new-checkout'])
+  t.same(names({ type: 'experiment' }), ['old-banner'])
+  t.same(names({ state: 'stale' }), ['old-banner'])
+  t.same(names({ state: 'enabled' }), ['new-checkout'])
+  t.same(names({ state: 'disabled' }), ['old-banner'])
+})
+
+t.test('moveItem moves one item and keeps the others in order', async (t) => {
+  t.same(moveItem(['a', 'b', 'c', 'd'], 3, 1), ['a', 'd', 'b', 'c'])
+  t.same(moveItem(['a', 'b'], 0, 5), ['a', 'b'], 'an index out of range changes nothing')
+})
+
+t.test('routes round-trip through the hash, names percent-encoded', async (t) => {
+  const routes = [
+    { page: 'projects' },
+    { page: 'project', project: 'web shop', tab: 'flags' },
+    { page: 'project', project: 'web', tab: 'change-requests' },
+    { page: 'flag', project: 'web', flag: 'a/b' },
+    { page: 'change-request', project: 'web', id: 12 },
+    { page: 'admin', section: 'segments' },
+    { page: 'playground' },
+  ] as const
+  for (const route of routes) t.same(parseRoute(href(route)), route, href(route))
+  t.same(parseRoute(''), { page: 'projects' })
+  t.same(parseRoute('#/nowhere/at/all'), { page: 'not-found', path: '/nowhere/at/all' })
+})
