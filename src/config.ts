@@ -16,6 +16,12 @@ export interface Config {
   defaultAdminUsername: string
   schedulerIntervalMs: number
   defaultAdminPassword: string | undefined
+  // Push to SDKs (/api/client/streaming) and the delta API (/api/client/delta).
+  streamingMaxConnections: number
+  streamingHeartbeatMs: number
+  // Answer /api/client/features with fetch-mode: streaming while there is room for more streams.
+  streamingInvitePollers: boolean
+  deltaEventsKept: number
 }
 
 const splitList = (value: string | undefined): string[] =>
@@ -72,5 +78,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     defaultAdminUsername: env.UNLEASH_DEFAULT_ADMIN_USERNAME || 'admin',
     schedulerIntervalMs: integer(env.SCHEDULER_INTERVAL_MS, 1000, 'SCHEDULER_INTERVAL_MS'),
     defaultAdminPassword: env.UNLEASH_DEFAULT_ADMIN_PASSWORD || undefined,
+    streamingMaxConnections: integer(env.STREAMING_MAX_CONNECTIONS, 20_000, 'STREAMING_MAX_CONNECTIONS'),
+    streamingHeartbeatMs: integer(env.STREAMING_HEARTBEAT_MS, 15_000, 'STREAMING_HEARTBEAT_MS') || 15_000,
+    streamingInvitePollers: env.STREAMING_INVITE_POLLERS === '1',
+    deltaEventsKept: integer(env.DELTA_EVENTS_KEPT, 1000, 'DELTA_EVENTS_KEPT'),
   }
 }

@@ -5,6 +5,7 @@ import { Registry } from './actors/registry.js'
 import { buildWorld } from './actors/world.js'
 import { apiTokenRoutes } from './api/api-tokens.routes.js'
 import { clientRoutes } from './api/client.routes.js'
+import { edgeRoutes } from './api/edge.routes.js'
 import type { ApiDeps } from './api/deps.js'
 import { environmentRoutes } from './api/environments.routes.js'
 import { eventRoutes } from './api/events.routes.js'
@@ -29,7 +30,9 @@ import type { Config } from './config.js'
 import { isInstanceEvent } from './domain/instance.js'
 import { startHttpServer, type HttpServer } from './http/server.js'
 import { Applications } from './read/applications.js'
+import { ClientDeltas } from './read/client-deltas.js'
 import { ClientFeatures } from './read/client-features.js'
+import { ClientStreams } from './read/client-streams.js'
 import { ClientRevisions } from './read/client-revisions.js'
 import { LastSeen } from './read/last-seen.js'
 import { authenticator } from './read/tokens.js'
@@ -131,11 +134,33 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   }
   const evaluators = new Evaluators(readSource)
   const sessions = new Sessions(log.side('sessions'))
+  const auth = authenticator({
+    instance: () => registry.committedInstance,
+    project: (id) => registry.committedProjects.get(id),
+    sessions,
+  })
+  const clientFeatures = new ClientFeatures({ projects: readSource.projects, segments: readSource.segments, revisions: clientRevisions })
+  // The delta API answers from the last changes in memory: the tail of the log fills them at start-up.
+  const deltaStart = Math.max(0, recovered.lastId - config.deltaEventsKept * 4)
+  const clientDeltas = new ClientDeltas({ ...readSource, revisions: clientRevisions, clientFeatures }, config.deltaEventsKept, deltaStart)
+  clientDeltas.record([...(log.from(deltaStart + 1) as Iterable<EventRecord>)].filter((r) => touchesClientPayload(r.type)))
+  const clientStreams = new ClientStreams(clientDeltas, {
+    maxConnections: config.streamingMaxConnections,
+    heartbeatMs: config.streamingHeartbeatMs,
+    tokenCheckMs: 1000,
+    byToken: auth.byToken,
+  })
+  dispatcher.onCommitted((records) => {
+    clientDeltas.record(records.filter((r) => touchesClientPayload(r.type)))
+    clientStreams.onCommitted(records)
+  })
   const deps: ApiDeps = {
     dispatcher,
     registry,
     log,
-    clientFeatures: new ClientFeatures({ projects: readSource.projects, segments: readSource.segments, revisions: clientRevisions }),
+    clientFeatures,
+    clientDeltas,
+    clientStreams,
     lastSeen: new LastSeen(log.side<string>('last-seen')),
     lifecycleStages: new LifecycleStages(log.side<string>('lifecycle-stages')),
     applications: new Applications(),
@@ -148,6 +173,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
 
   const routes = [
     ...clientRoutes(deps),
+    ...edgeRoutes(deps, auth),
     ...projectRoutes(deps),
     ...featureRoutes(deps),
     ...strategyRoutes(deps),
@@ -173,14 +199,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     ...projectOverviewRoutes(deps, insights),
     ...exportImportRoutes(deps),
   ]
-  http.serve(
-    routes,
-    authenticator({
-      instance: () => registry.committedInstance,
-      project: (id) => registry.committedProjects.get(id),
-      sessions,
-    }),
-  )
+  http.serve(routes, auth)
   const stopScheduler = startChangeRequestScheduler(deps, config.schedulerIntervalMs)
   const flushTimer = setInterval(() => void deps.lastSeen.flush().catch(fatal), config.metricsFlushMs)
   flushTimer.unref()
@@ -196,6 +215,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     routes: routes.map(({ method, path, access, permission }) => ({ method, path, access, permission })),
     close: async () => {
       http.close()
+      clientStreams.close()
       clearInterval(flushTimer)
       stopScheduler()
       clearInterval(stagesTimer)

@@ -4,7 +4,7 @@ import { DomainError, badData } from '../domain/errors.js'
 import { authenticate, authorize } from './auth.js'
 import { errorReply, statusLine, unexpectedErrorReply } from './errors.js'
 import { Router } from './router.js'
-import type { Authenticator, Method, Reply, Request, Route } from './types.js'
+import type { Authenticator, Method, OpenStream, Reply, Request, Route } from './types.js'
 
 export interface HttpOptions {
   host: string
@@ -75,6 +75,52 @@ const contentTypeError = (contentType: string | undefined) =>
     `We do not accept the content-type you provided (${contentType ? contentType.slice(0, 100) : "you didn't provide one"}). Try using one of the content-types we do accept instead (application/json) and make sure the body is in the corresponding format.`,
   )
 
+interface RequestState {
+  aborted: boolean
+  // Set by an open stream, to learn that its client left.
+  onAbort: (() => void) | undefined
+}
+
+// The head goes out at once; writes from outside a uWS callback must be corked.
+const openStream = (res: uWS.HttpResponse, state: RequestState, reply: Reply, extraHeaders: Record<string, string> | undefined) => {
+  const listeners: (() => void)[] = []
+  let closed = false
+  const finish = () => {
+    if (closed) return
+    closed = true
+    for (const listener of listeners) listener()
+  }
+  state.onAbort = finish
+  const stream: OpenStream = {
+    write: (chunk) => {
+      if (closed || state.aborted) return
+      res.cork(() => {
+        res.write(chunk)
+      })
+    },
+    close: () => {
+      if (closed) return
+      if (!state.aborted) res.cork(() => res.end())
+      finish()
+    },
+    get closed() {
+      return closed || state.aborted
+    },
+    onClose: (listener) => {
+      if (closed) listener()
+      else listeners.push(listener)
+    },
+  }
+  res.cork(() => {
+    res.writeStatus(statusLine(reply.status))
+    const headers = { ...extraHeaders, ...reply.headers }
+    for (const name in headers) res.writeHeader(name, headers[name])
+    // uWS sends the head with the first write; an empty one sends it now.
+    res.write('')
+  })
+  reply.stream!(stream)
+}
+
 export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   if (!isNativeUws() && !options.allowFallback) {
     return Promise.reject(
@@ -85,8 +131,9 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   let serving: { router: Router; corsPaths: Router; authenticator: Authenticator } | undefined
   const app = uWS.App()
 
-  const send = (res: uWS.HttpResponse, state: { aborted: boolean }, reply: Reply, extraHeaders: Record<string, string> | undefined, closeConnection = false) => {
+  const send = (res: uWS.HttpResponse, state: RequestState, reply: Reply, extraHeaders: Record<string, string> | undefined, closeConnection = false) => {
     if (state.aborted) return
+    if (reply.stream) return openStream(res, state, reply, extraHeaders)
     const body = reply.body
     const payload =
       body === undefined ? '' : Buffer.isBuffer(body) || typeof body === 'string' ? body : JSON.stringify(body)
@@ -102,7 +149,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     })
   }
 
-  const handle = async (res: uWS.HttpResponse, state: { aborted: boolean }, request: Request, route: Route, cors: Record<string, string> | undefined) => {
+  const handle = async (res: uWS.HttpResponse, state: RequestState, request: Request, route: Route, cors: Record<string, string> | undefined) => {
     try {
       if (route.body && (request.method === 'POST' || request.method === 'PUT' || request.method === 'PATCH')) {
         const contentType = request.headers['content-type']
@@ -119,7 +166,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     }
   }
 
-  const sendError = (res: uWS.HttpResponse, state: { aborted: boolean }, error: unknown, cors: Record<string, string> | undefined) => {
+  const sendError = (res: uWS.HttpResponse, state: RequestState, error: unknown, cors: Record<string, string> | undefined) => {
     if (error instanceof DomainError) {
       send(res, state, errorReply(error), cors, error instanceof TooLarge)
       return
@@ -129,9 +176,10 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   }
 
   app.any('/*', (res, req) => {
-    const state = { aborted: false }
+    const state: RequestState = { aborted: false, onAbort: undefined }
     res.onAborted(() => {
       state.aborted = true
+      state.onAbort?.()
     })
     const verb = req.getMethod().toUpperCase()
     const path = req.getUrl()
