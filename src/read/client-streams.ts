@@ -3,6 +3,9 @@ import type { OpenStream, Principal } from '../http/types.js'
 import { cacheKey, type ClientQuery } from './client-features.js'
 import type { ClientDeltas, Delta } from './client-deltas.js'
 
+// What the streams read: the delta read model's three questions.
+export type DeltaReader = Pick<ClientDeltas, 'revisionFor' | 'hydration' | 'since'>
+
 export interface StreamOptions {
   // Above this many open streams a new one is told to poll instead (fetch-mode: polling).
   maxConnections: number
@@ -55,7 +58,7 @@ export class ClientStreams {
   private readonly timers: NodeJS.Timeout[] = []
 
   constructor(
-    private readonly deltas: ClientDeltas,
+    private readonly deltas: DeltaReader,
     private readonly options: StreamOptions,
   ) {
     const every = (ms: number, work: () => void) => {
