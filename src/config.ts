@@ -21,6 +21,12 @@ export interface Config {
   limits: ResourceLimits
   loginMaxFailuresPerMinute: number
   secureCookies: 'auto' | 'always' | 'never'
+  // Push to SDKs (/api/client/streaming) and the delta API (/api/client/delta).
+  streamingMaxConnections: number
+  streamingHeartbeatMs: number
+  // Answer /api/client/features with fetch-mode: streaming while there is room for more streams.
+  streamingInvitePollers: boolean
+  deltaEventsKept: number
 }
 
 // With NATS_URL set, a writer publishes its committed log to JetStream; with READ_REPLICA=true as
@@ -142,5 +148,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     limits: resourceLimits(env),
     loginMaxFailuresPerMinute: integer(env.LOGIN_MAX_FAILURES_PER_MINUTE, 10, 'LOGIN_MAX_FAILURES_PER_MINUTE') || 10,
     secureCookies: secureCookies(env.SECURE_COOKIES),
+    streamingMaxConnections: integer(env.STREAMING_MAX_CONNECTIONS, 20_000, 'STREAMING_MAX_CONNECTIONS'),
+    streamingHeartbeatMs: integer(env.STREAMING_HEARTBEAT_MS, 15_000, 'STREAMING_HEARTBEAT_MS') || 15_000,
+    streamingInvitePollers: env.STREAMING_INVITE_POLLERS === '1',
+    deltaEventsKept: integer(env.DELTA_EVENTS_KEPT, 1000, 'DELTA_EVENTS_KEPT'),
   }
 }

@@ -6,6 +6,7 @@ import { Registry } from './actors/registry.js'
 import { buildWorld } from './actors/world.js'
 import { apiTokenRoutes } from './api/api-tokens.routes.js'
 import { clientRoutes } from './api/client.routes.js'
+import { edgeRoutes } from './api/edge.routes.js'
 import type { ApiDeps } from './api/deps.js'
 import { environmentRoutes } from './api/environments.routes.js'
 import { eventRoutes } from './api/events.routes.js'
@@ -33,7 +34,9 @@ import { setLimits } from './domain/limits.js'
 import { startHttpServer, type HttpServer } from './http/server.js'
 import { loadStaticFiles, staticRoutes } from './http/static-files.js'
 import { Applications } from './read/applications.js'
+import { ClientDeltas } from './read/client-deltas.js'
 import { ClientFeatures } from './read/client-features.js'
+import { ClientStreams } from './read/client-streams.js'
 import { ClientRevisions } from './read/client-revisions.js'
 import { LastSeen } from './read/last-seen.js'
 import { authenticator } from './read/tokens.js'
@@ -126,10 +129,12 @@ interface Core {
   log: EventLog
   clientRevisions: ClientRevisions
   clock: () => Date
+  // The log position the state starts from (recovered, or the replica's first snapshot: 0).
+  lastId: number
 }
 
 // Everything that answers requests, the same on a writer and on a read replica.
-const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, clock }: Core) => {
+const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, clock, lastId }: Core) => {
   const readSource = {
     projects: () => registry.committedProjects,
     segments: () => registry.committedInstance.segments,
@@ -137,11 +142,39 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
   }
   const evaluators = new Evaluators(readSource)
   const sessions = new Sessions(log.side('sessions'))
+  const auth = authenticator({
+    instance: () => registry.committedInstance,
+    project: (id) => registry.committedProjects.get(id),
+    sessions,
+  })
+  const clientFeatures = new ClientFeatures({ projects: readSource.projects, segments: readSource.segments, revisions: clientRevisions })
+  // The delta API answers from the last changes in memory: the tail of the log fills them at start-up.
+  const deltaStart = Math.max(0, lastId - config.deltaEventsKept * 4)
+  const clientDeltas = new ClientDeltas({ ...readSource, revisions: clientRevisions, clientFeatures }, config.deltaEventsKept, deltaStart)
+  clientDeltas.record([...(log.from(deltaStart + 1) as Iterable<EventRecord>)].filter((r) => touchesClientPayload(r.type)))
+  const clientStreams = new ClientStreams(clientDeltas, {
+    maxConnections: config.streamingMaxConnections,
+    heartbeatMs: config.streamingHeartbeatMs,
+    tokenCheckMs: 1000,
+    byToken: auth.byToken,
+  })
+  dispatcher.onCommitted((records) => {
+    clientDeltas.record(records.filter((r) => touchesClientPayload(r.type)))
+    clientStreams.onCommitted(records)
+  })
+  // A replica that restored a snapshot: the changes kept so far no longer lead to the state, and every
+  // stream is brought up to it (a hydration where events would not do).
+  const restarted = (position: number) => {
+    clientDeltas.restart(position)
+    clientStreams.onCommitted([])
+  }
   const deps: ApiDeps = {
     dispatcher,
     registry,
     log,
-    clientFeatures: new ClientFeatures({ projects: readSource.projects, segments: readSource.segments, revisions: clientRevisions }),
+    clientFeatures,
+    clientDeltas,
+    clientStreams,
     lastSeen: new LastSeen(log.side<string>('last-seen')),
     lifecycleStages: new LifecycleStages(log.side<string>('lifecycle-stages')),
     applications: new Applications(),
@@ -153,6 +186,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
   const routesWith = (insights: ProjectInsights, replication: Replication) => [
     ...healthRoutes({ replication }),
     ...clientRoutes(deps),
+    ...edgeRoutes(deps, auth),
     ...projectRoutes(deps),
     ...featureRoutes(deps),
     ...strategyRoutes(deps),
@@ -179,11 +213,6 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     ...exportImportRoutes(deps),
     ...staticRoutes(loadStaticFiles(uiDir() ?? '')),
   ]
-  const auth = authenticator({
-    instance: () => registry.committedInstance,
-    project: (id) => registry.committedProjects.get(id),
-    sessions,
-  })
   // Metrics and stages are side data: a write that fails (a full disk) is retried at the next flush.
   const reportWriteFailure = (what: string) => (error: unknown) => console.error(`could not write ${what} to the data directory; retrying at the next flush:`, errorText(error))
   const flushTimer = setInterval(() => void deps.lastSeen.flush().catch(reportWriteFailure('last-seen times')), config.metricsFlushMs)
@@ -191,12 +220,13 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
   const stagesTimer = setInterval(() => void deps.lifecycleStages.flush().catch(reportWriteFailure('lifecycle stages')), config.metricsFlushMs)
   stagesTimer.unref()
   const close = async () => {
+    clientStreams.close()
     clearInterval(flushTimer)
     clearInterval(stagesTimer)
     await deps.lifecycleStages.flush()
     await deps.lastSeen.flush()
   }
-  return { deps, routesWith, auth, close }
+  return { deps, routesWith, auth, close, restarted }
 }
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))
@@ -263,7 +293,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     }
   }
 
-  const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock })
+  const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: recovered.lastId })
   const { createdAdminToken, createdAdminPassword } = await bootstrap(config, registry, dispatcher)
   const routes = side.routesWith(insights, replication)
   http.serve(routes, side.auth)
@@ -315,13 +345,14 @@ const serveReplica = async (config: Config, options: ServerOptions, http: HttpSe
     restore: (bytes) => {
       const entries = decodeSnapshotSet(snapshotFormat, bytes)
       if (!entries || !dispatcher.restoreCommitted(entries, readModels)) return false
+      side.restarted(registry.lastCommittedId)
       firstRestore()
       return true
     },
     apply: (records) => dispatcher.applyCommitted(records as EventRecord[]),
   })
   const replication: Replication = () => replicaDetails(follower.status(), replicaOf.maxLag)
-  const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock })
+  const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: 0 })
   const insights = new ProjectInsights(clock)
   const routes = side.routesWith(insights, replication).map((route) =>
     replicaServes(route)

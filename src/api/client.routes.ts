@@ -2,7 +2,9 @@ import semver from 'semver'
 import { DomainError, badData, notFound } from '../domain/errors.js'
 import type { Principal, Request, Route } from '../http/types.js'
 import type { ClientQuery } from '../read/client-features.js'
-import { clientMetricsSchema, clientRegisterSchema, type ClientRegister } from '../schemas/client.js'
+import { secretFrom } from '../http/auth.js'
+import type { Delta } from '../read/client-deltas.js'
+import { clientBulkMetricsSchema, clientMetricsSchema, clientRegisterSchema, type ClientRegister } from '../schemas/client.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
 
@@ -85,7 +87,48 @@ const startedAt = (started: string | number | undefined, now: string): string =>
 // Metrics from a token for all environments land under Unleash's literal "default".
 const metricsEnvironment = (principal: Principal) => (principal.environment === '*' ? 'default' : principal.environment)
 
-export const clientRoutes = (deps: ApiDeps): Route[] => [
+// Unleash reads a delta client's revision from its ETag: "<number>", possibly weak.
+const revisionFromEtag = (header: string | undefined): number | undefined => {
+  if (header === undefined) return undefined
+  const match = /^(?:W\/)?"?(\d{1,15})"?$/.exec(header.trim())
+  return match ? Number(match[1]) : undefined
+}
+
+const deltaBodies = new WeakMap<Delta, Buffer>()
+const deltaBody = (delta: Delta): Buffer => {
+  let body = deltaBodies.get(delta)
+  if (!body) deltaBodies.set(delta, (body = Buffer.from(`{"events":[${delta.events}]}`)))
+  return body
+}
+
+// Unleash Edge names itself in headers on every call; its own registration is these.
+const registrationFromHeaders = (req: Request, environment: string, now: string) => {
+  const appName = req.headers['unleash-appname']
+  if (!appName) return undefined
+  return {
+    appName: appName.slice(0, 255),
+    instanceId: (req.headers['unleash-instanceid'] || 'default').slice(0, 255),
+    sdkVersion: (req.headers['unleash-sdk'] ?? req.headers['user-agent'] ?? '').slice(0, 255) || null,
+    strategies: [],
+    environment,
+    started: now,
+    lastSeen: now,
+    remoteAddress: req.remoteAddress,
+  }
+}
+
+export const clientRoutes = (deps: ApiDeps): Route[] => {
+  // A flag that was evaluated: its last-seen time and lifecycle stage move.
+  const foldSeen = (name: string, environment: string, now: string) => {
+    for (const project of deps.registry.committedProjects.values()) {
+      const feature = project.features.get(name)
+      if (!feature) continue
+      deps.lastSeen.record(name, environment, now)
+      deps.lifecycleStages.observeMetrics(feature, deps.registry.committedInstance.environments.get(environment), now)
+      return
+    }
+  }
+  return [
   {
     method: 'GET',
     path: '/api/client/features',
@@ -96,9 +139,47 @@ export const clientRoutes = (deps: ApiDeps): Route[] => [
       if (matchesEtag(req.headers['if-none-match'], payload.etag)) return { status: 304 }
       const accepts = req.headers['accept-encoding'] ?? ''
       const headers: Record<string, string> = { etag: payload.etag, 'content-type': 'application/json; charset=utf-8', vary: 'Accept-Encoding' }
+      if (deps.config.streamingInvitePollers && deps.clientStreams.hasRoom()) headers['fetch-mode'] = 'streaming'
       if (payload.brotli && /\bbr\b/.test(accepts)) return { status: 200, body: payload.brotli, headers: { ...headers, 'content-encoding': 'br' } }
       if (payload.gzip && /\bgzip\b/.test(accepts)) return { status: 200, body: payload.gzip, headers: { ...headers, 'content-encoding': 'gzip' } }
       return { status: 200, body: payload.body, headers }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/client/delta',
+    access: 'client',
+    handler: (req) => {
+      const query = clientQueryFor(req, req.principal!)
+      const since = revisionFromEtag(req.headers['if-none-match'])
+      const delta = since === undefined ? deps.clientDeltas.hydration(query) : deps.clientDeltas.since(query, since)
+      if (since === delta.revision && !delta.hydration) return { status: 304 }
+      return { status: 200, body: deltaBody(delta), headers: { etag: `"${delta.revision}"`, 'content-type': 'application/json; charset=utf-8' } }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/client/streaming',
+    access: 'client',
+    handler: (req) => {
+      const principal = req.principal!
+      const query = clientQueryFor(req, principal)
+      const lastEventId = revisionFromEtag(req.headers['last-event-id'])
+      // Only what a changed token scope needs, not the whole request, is kept per connection.
+      const environment = req.query.get('environment')
+      const projects = req.query.getAll('project')
+      const spec = req.headers['unleash-client-spec']
+      const rescope = (next: Principal) => {
+        const params = new URLSearchParams(projects.map((p) => ['project', p]))
+        if (environment) params.set('environment', environment)
+        return clientQueryFor({ ...req, query: params, headers: spec === undefined ? {} : { 'unleash-client-spec': spec } }, next)
+      }
+      const secret = secretFrom(req.headers.authorization)!
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
+        stream: (stream) => deps.clientStreams.open(stream, { query, secret, principal, lastEventId, rescope }),
+      }
     },
   },
   {
@@ -121,6 +202,8 @@ export const clientRoutes = (deps: ApiDeps): Route[] => [
       const input = parse(clientRegisterSchema, req.body)
       const now = deps.clock().toISOString()
       await recordApplication(deps, req, input)
+      const edge = registrationFromHeaders(req, metricsEnvironment(req.principal!), now)
+      if (edge && edge.appName !== input.appName) deps.applications.register(edge)
       deps.applications.register({
         appName: input.appName,
         instanceId: input.instanceId,
@@ -143,16 +226,39 @@ export const clientRoutes = (deps: ApiDeps): Route[] => [
       const input = parse(clientMetricsSchema, req.body)
       const environment = metricsEnvironment(req.principal!)
       const now = deps.clock().toISOString()
-      const projects = deps.registry.committedProjects
       for (const [name, counts] of Object.entries(input.bucket?.toggles ?? {})) {
-        if (counts.yes + counts.no === 0) continue
-        for (const project of projects.values()) {
-          if (project.features.has(name)) {
-            deps.lastSeen.record(name, environment, now)
-            deps.lifecycleStages.observeMetrics(project.features.get(name)!, deps.registry.committedInstance.environments.get(environment), now)
-            break
-          }
-        }
+        if (counts.yes + counts.no > 0) foldSeen(name, environment, now)
+      }
+      return empty(202)
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/client/metrics/bulk',
+    access: 'client',
+    body: true,
+    handler: (req) => {
+      const input = parse(clientBulkMetricsSchema, req.body)
+      const principal = req.principal!
+      const now = deps.clock().toISOString()
+      // A token for one environment reports for that one only, whatever the entries say (as Unleash).
+      const environmentOf = (named: string | undefined) => (principal.environment === '*' ? named || 'default' : principal.environment)
+      const edge = registrationFromHeaders(req, metricsEnvironment(principal), now)
+      if (edge) deps.applications.register(edge)
+      for (const app of input.applications) {
+        deps.applications.register({
+          appName: app.appName,
+          instanceId: app.instanceId,
+          sdkVersion: app.sdkVersion ?? null,
+          strategies: app.strategies,
+          environment: environmentOf(app.environment),
+          started: startedAt(app.started, now),
+          lastSeen: now,
+          remoteAddress: req.remoteAddress,
+        })
+      }
+      for (const metric of input.metrics) {
+        if (metric.yes + metric.no > 0) foldSeen(metric.featureName, environmentOf(metric.environment), now)
       }
       return empty(202)
     },
@@ -164,3 +270,4 @@ export const clientRoutes = (deps: ApiDeps): Route[] => [
     handler: () => json({ applications: deps.applications.list() }),
   },
 ]
+}

@@ -3,7 +3,9 @@ import type { Registry } from '../actors/registry.js'
 import type { Config } from '../config.js'
 import type { CommandMeta } from '../domain/events.js'
 import type { Request } from '../http/types.js'
+import type { ClientDeltas } from '../read/client-deltas.js'
 import type { ClientFeatures } from '../read/client-features.js'
+import type { ClientStreams } from '../read/client-streams.js'
 import type { LastSeen } from '../read/last-seen.js'
 import type { LifecycleStages } from '../read/lifecycle-stages.js'
 import type { EventLog } from '../store/log.js'
@@ -16,6 +18,8 @@ export interface ApiDeps {
   registry: Registry
   log: EventLog
   clientFeatures: ClientFeatures
+  clientDeltas: ClientDeltas
+  clientStreams: ClientStreams
   lastSeen: LastSeen
   lifecycleStages: LifecycleStages
   applications: Applications

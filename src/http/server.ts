@@ -5,7 +5,7 @@ import { DomainError, badData } from '../domain/errors.js'
 import { authenticate, authorize } from './auth.js'
 import { errorReply, statusLine, unexpectedErrorReply } from './errors.js'
 import { Router } from './router.js'
-import type { Authenticator, Method, Principal, Reply, Request, Route } from './types.js'
+import type { Authenticator, Method, OpenStream, Principal, Reply, Request, Route } from './types.js'
 
 export interface HttpOptions {
   host: string
@@ -104,8 +104,14 @@ class NoQuery extends URLSearchParams {
 }
 const noQuery = new NoQuery()
 
+interface RequestState {
+  aborted: boolean
+  // Set by an open stream, to learn that its client left.
+  onAbort: (() => void) | undefined
+}
+
 // The state of every request answered within its uWS callback: never aborted by then.
-const answeredNow: { readonly aborted: boolean } = Object.freeze({ aborted: false })
+const answeredNow: Readonly<RequestState> = Object.freeze({ aborted: false, onAbort: undefined })
 
 // One per request, with its getters and authorize() on the prototype: a request allocates no closures,
 // parses its query string only when a route reads it and its address only when a route asks for it.
@@ -123,7 +129,7 @@ class HttpRequest implements Request {
     private readonly rawQuery: string,
     private readonly res: uWS.HttpResponse,
     // Replaced by the request's own once it is answered later than in the uWS callback.
-    public state: { aborted: boolean },
+    public state: RequestState,
   ) {}
 
   get query(): URLSearchParams {
@@ -140,6 +146,46 @@ class HttpRequest implements Request {
   }
 }
 
+// The head goes out at once; writes from outside a uWS callback must be corked.
+const openStream = (res: uWS.HttpResponse, state: RequestState, reply: Reply, extraHeaders: Record<string, string> | undefined) => {
+  const listeners: (() => void)[] = []
+  let closed = false
+  const finish = () => {
+    if (closed) return
+    closed = true
+    for (const listener of listeners) listener()
+  }
+  state.onAbort = finish
+  const stream: OpenStream = {
+    write: (chunk) => {
+      if (closed || state.aborted) return
+      res.cork(() => {
+        res.write(chunk)
+      })
+    },
+    close: () => {
+      if (closed) return
+      if (!state.aborted) res.cork(() => res.end())
+      finish()
+    },
+    get closed() {
+      return closed || state.aborted
+    },
+    onClose: (listener) => {
+      if (closed) listener()
+      else listeners.push(listener)
+    },
+  }
+  res.cork(() => {
+    res.writeStatus(statusLine(reply.status))
+    const headers = { ...extraHeaders, ...reply.headers }
+    for (const name in headers) res.writeHeader(name, headers[name])
+    // uWS sends the head with the first write; an empty one sends it now.
+    res.write('')
+  })
+  reply.stream!(stream)
+}
+
 export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   if (!isNativeUws() && !options.allowFallback) {
     return Promise.reject(
@@ -150,8 +196,9 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   let serving: { router: Router; corsPaths: Router; authenticator: Authenticator } | undefined
   const app = uWS.App()
 
-  const send = (res: uWS.HttpResponse, state: { aborted: boolean }, reply: Reply, extraHeaders: Record<string, string> | undefined, closeConnection = false) => {
+  const send = (res: uWS.HttpResponse, state: RequestState, reply: Reply, extraHeaders: Record<string, string> | undefined, closeConnection = false) => {
     if (state.aborted) return
+    if (reply.stream) return openStream(res, state, reply, extraHeaders)
     const body = reply.body
     const serialised = body !== undefined && !Buffer.isBuffer(body) && typeof body !== 'string'
     const payload = body === undefined ? '' : serialised ? JSON.stringify(body) : (body as Buffer | string)
@@ -168,7 +215,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     })
   }
 
-  const handle = async (res: uWS.HttpResponse, state: { aborted: boolean }, request: Request, route: Route, cors: Record<string, string> | undefined) => {
+  const handle = async (res: uWS.HttpResponse, state: RequestState, request: Request, route: Route, cors: Record<string, string> | undefined) => {
     try {
       if (route.body && (request.method === 'POST' || request.method === 'PUT' || request.method === 'PATCH')) {
         const contentType = request.headers['content-type']
@@ -185,7 +232,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     }
   }
 
-  const sendError = (res: uWS.HttpResponse, state: { aborted: boolean }, error: unknown, cors: Record<string, string> | undefined) => {
+  const sendError = (res: uWS.HttpResponse, state: RequestState, error: unknown, cors: Record<string, string> | undefined) => {
     if (error instanceof DomainError) {
       send(res, state, errorReply(error), cors, error instanceof TooLarge)
       return
@@ -196,13 +243,14 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
 
   app.any('/*', (res, req) => {
     // A reply sent before this callback returns cannot meet an aborted connection: only a request
-    // answered later gets its own state and an onAborted handler (uWS requires one for those).
-    let state = answeredNow
-    const answerLater = () => {
+    // answered later (or a stream) gets its own state and an onAborted handler (uWS requires one).
+    let state: RequestState = answeredNow
+    const answerLater = (): RequestState => {
       if (state === answeredNow) {
-        const own = { aborted: false }
+        const own: RequestState = { aborted: false, onAbort: undefined }
         res.onAborted(() => {
           own.aborted = true
+          own.onAbort?.()
         })
         state = own
       }
@@ -257,7 +305,8 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
         if (reply instanceof Promise) {
           const later = (request.state = answerLater())
           reply.then((r) => send(res, later, etagged ? withEtag(r, headers['if-none-match']) : r, cors), (e) => sendError(res, later, e, cors))
-        } else send(res, state, etagged ? withEtag(reply, headers['if-none-match']) : reply, cors)
+        } else if (reply.stream) send(res, (request.state = answerLater()), reply, cors)
+        else send(res, state, etagged ? withEtag(reply, headers['if-none-match']) : reply, cors)
         return
       }
       // The address is read from the connection, which an awaited body may outlive.

@@ -29,6 +29,17 @@ export interface Reply {
   // A Buffer or string is sent as is; anything else as JSON.
   body?: unknown
   headers?: Record<string, string>
+  // A response that stays open (server-sent events): called once the status and headers are written.
+  stream?: (stream: OpenStream) => void
+}
+
+// One open response. Writes after the client left (or after close) are dropped.
+export interface OpenStream {
+  write(chunk: string | Buffer): void
+  close(): void
+  readonly closed: boolean
+  // Called once, when the client leaves or close() is called.
+  onClose(listener: () => void): void
 }
 
 export type Handler = (req: Request) => Reply | Promise<Reply>

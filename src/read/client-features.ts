@@ -87,7 +87,7 @@ const queryEcho = (query: ClientQuery) => ({
   inlineSegmentConstraints: query.inlineSegmentConstraints,
 })
 
-const cacheKey = (query: ClientQuery): string =>
+export const cacheKey = (query: ClientQuery): string =>
   [
     query.environment,
     query.projects === '*' ? '*' : query.projects.join('\u0001'),
@@ -167,7 +167,9 @@ export class ClientFeatures {
     return json
   }
 
-  private build(query: ClientQuery, key: string, revision: number): ClientPayload {
+  // The query's flags and the segments they use, as JSON array texts: the body's parts, shared by the
+  // delta API and the streams so that both serve exactly what /api/client/features does.
+  parts(query: ClientQuery): { features: string; segments: string } {
     const segmentsRevision = this.source.revisions.segments()
     const segments = this.source.segments()
     const prefix = prefixMatcher(query.namePrefix)
@@ -177,9 +179,7 @@ export class ClientFeatures {
       for (const feature of project.features.values()) if (matchesQuery(feature, query, prefix)) selected.push(feature)
     }
     selected.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    const queryHash = createHash('sha256').update(key).digest('hex').slice(0, 16)
-    const etag = `"${queryHash}:${revision}:v1"`
-    let segmentsPart = ''
+    let segmentsJson = '[]'
     if (!query.inlineSegmentConstraints) {
       const used = new Set<number>()
       for (const feature of selected) {
@@ -189,12 +189,29 @@ export class ClientFeatures {
       }
       const list = [...used].map((id) => segments.get(id)).filter((s): s is Segment => s !== undefined)
       list.sort((a, b) => a.name.localeCompare(b.name))
-      segmentsPart = `,"segments":[${list.map((s) => this.segmentJson(s, segmentsRevision)).join(',')}]`
+      segmentsJson = `[${list.map((s) => this.segmentJson(s, segmentsRevision)).join(',')}]`
     }
+    return { features: `[${selected.map((f) => this.fragment(f, query, segments, segmentsRevision)).join(',')}]`, segments: segmentsJson }
+  }
+
+  // One flag as the query's SDKs see it, or undefined when the query does not select it.
+  featureJson(feature: Feature, query: ClientQuery): string | undefined {
+    if (query.projects !== '*' && !query.projects.includes(feature.project)) return undefined
+    if (!matchesQuery(feature, query, prefixMatcher(query.namePrefix))) return undefined
+    return this.fragment(feature, query, this.source.segments(), this.source.revisions.segments())
+  }
+
+  segmentJsonOf(segment: Segment): string {
+    return this.segmentJson(segment, this.source.revisions.segments())
+  }
+
+  private build(query: ClientQuery, key: string, revision: number): ClientPayload {
+    const queryHash = createHash('sha256').update(key).digest('hex').slice(0, 16)
+    const etag = `"${queryHash}:${revision}:v1"`
+    const parts = this.parts(query)
+    const segmentsPart = query.inlineSegmentConstraints ? '' : `,"segments":${parts.segments}`
     const meta = JSON.stringify({ revisionId: revision, etag, queryHash })
-    const json =
-      `{"version":2,"features":[${selected.map((f) => this.fragment(f, query, segments, segmentsRevision)).join(',')}]` +
-      `,"query":${JSON.stringify(queryEcho(query))}${segmentsPart},"meta":${meta}}`
+    const json = `{"version":2,"features":${parts.features},"query":${JSON.stringify(queryEcho(query))}${segmentsPart},"meta":${meta}}`
     const body = Buffer.from(json)
     return { etag, body, gzip: undefined, brotli: undefined }
   }

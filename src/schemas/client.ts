@@ -40,3 +40,44 @@ export const clientRegisterSchema = v.object({
 })
 
 export type ClientRegister = v.InferOutput<typeof clientRegisterSchema>
+
+// What Unleash Edge (and Unleash's own bulk endpoint) sends: the applications it saw and per-flag counts.
+export const clientBulkMetricsSchema = v.object({
+  applications: v.optional(
+    v.pipe(
+      v.array(
+        v.object({
+          appName: v.pipe(boundedString('applications[].appName', 255), v.minLength(1, '"applications[].appName" is not allowed to be empty')),
+          instanceId: v.optional(boundedString('applications[].instanceId', 255), 'default'),
+          environment: v.optional(boundedString('applications[].environment', 100)),
+          sdkVersion: v.optional(v.nullable(boundedString('applications[].sdkVersion', 255))),
+          started: v.optional(timestamp('applications[].started')),
+          strategies: v.optional(v.pipe(v.array(boundedString('applications[].strategies[]', 255)), v.maxLength(1000)), []),
+        }),
+      ),
+      v.maxLength(10_000, '"applications" has more than 10000 entries'),
+    ),
+    [],
+  ),
+  metrics: v.optional(
+    v.pipe(
+      v.array(
+        v.object({
+          featureName: v.pipe(boundedString('metrics[].featureName', 255), v.minLength(1, '"metrics[].featureName" is not allowed to be empty')),
+          appName: boundedString('metrics[].appName', 255),
+          environment: boundedString('metrics[].environment', 100),
+          timestamp: v.optional(timestamp('metrics[].timestamp')),
+          yes: v.optional(count, 0),
+          no: v.optional(count, 0),
+          variants: v.optional(v.record(boundedString('variant', 255), count)),
+        }),
+      ),
+      v.maxLength(100_000, '"metrics" has more than 100000 entries'),
+    ),
+    [],
+  ),
+})
+
+export const edgeValidateSchema = v.object({
+  tokens: v.pipe(v.array(boundedString('tokens[]', 1000), '"tokens" must be a list of token strings'), v.maxLength(1000, '"tokens" has more than 1000 entries')),
+})

@@ -91,7 +91,7 @@ t.test('two replicas follow a writer through 1,000 writes, a replica restart and
   t.ok(features.every((f: { enabled: boolean }) => f.enabled), 'every flag ends enabled on the replica')
 })
 
-t.test('a replica refuses admin requests naming the writer, and an SDK on it sees toggles made on the writer', async (t) => {
+t.test('a replica refuses admin requests naming the writer, and a streaming SDK on it sees toggles made on the writer', async (t) => {
   const binary = requireNatsServer(t)
   if (!binary) return
   const nats = await startNatsServer(t, binary)
@@ -112,12 +112,13 @@ t.test('a replica refuses admin requests naming the writer, and an SDK on it see
   t.equal(details.role, 'replica')
   t.equal(details.writerId, details.appliedId)
 
-  const sdk = await startSdk(t, replica.baseUrl, token)
+  // Streaming mode, polling only once an hour: what the SDK sees comes down the replica's stream.
+  const sdk = await startSdk(t, replica.baseUrl, token, { refreshInterval: 3_600_000, experimentalMode: { type: 'streaming' } })
   t.equal(sdk.isEnabled('streamed'), false)
   const seen = new Promise<void>((resolve) => sdk.on('changed', () => sdk.isEnabled('streamed') && resolve()))
   expectOk(await enableFeature(writer, P, 'streamed', 'development'), 'enable on the writer')
   await seen
-  t.equal(sdk.isEnabled('streamed'), true, 'an SDK on the replica sees the toggle made on the writer')
+  t.equal(sdk.isEnabled('streamed'), true, 'a streaming SDK on the replica sees the toggle made on the writer')
 })
 
 t.test('a replica answers 503 until it has the writer\'s snapshot, then /ready says 200', async (t) => {

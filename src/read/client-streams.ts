@@ -1,0 +1,157 @@
+import type { EventRecord } from '../domain/events.js'
+import type { OpenStream, Principal } from '../http/types.js'
+import { cacheKey, type ClientQuery } from './client-features.js'
+import type { ClientDeltas, Delta } from './client-deltas.js'
+
+// What the streams read: the delta read model's three questions.
+export type DeltaReader = Pick<ClientDeltas, 'revisionFor' | 'hydration' | 'since'>
+
+export interface StreamOptions {
+  // Above this many open streams a new one is told to poll instead (fetch-mode: polling).
+  maxConnections: number
+  // SSE comments keep idle connections open through proxies (Edge's own interval is 30 s).
+  heartbeatMs: number
+  // How often token expiry is checked; deletions and scope changes are seen on commit.
+  tokenCheckMs: number
+  byToken: (secret: string) => Principal | undefined
+}
+
+export interface StreamRequest {
+  query: ClientQuery
+  secret: string
+  principal: Principal
+  // The client's Last-Event-ID, when it reconnects.
+  lastEventId: number | undefined
+  // The query the same request would make with a token whose scope changed.
+  rescope: (principal: Principal) => ClientQuery
+}
+
+interface Connection {
+  stream: OpenStream
+  secret: string
+  scope: string
+  rescope: (principal: Principal) => ClientQuery
+  group: Group
+}
+
+// Connections that share a query share every frame: one serialisation per change per query.
+interface Group {
+  key: string
+  query: ClientQuery
+  revision: number
+  connections: Set<Connection>
+}
+
+const scopeOf = (principal: Principal) => `${principal.environment}\u0000${principal.projects.join('\u0001')}`
+
+const frame = (event: string, delta: Delta): Buffer =>
+  Buffer.from(`event: ${event}\nid: ${delta.revision}\ndata: {"events":[${delta.events}]}\n\n`)
+
+const heartbeat = Buffer.from(': keep-alive\n\n')
+const toPolling = Buffer.from('event: fetch-mode\ndata: polling\n\n')
+
+// Server-sent events as unleash-client's streaming mode reads them (unleash-connected, unleash-updated,
+// fetch-mode), fed by committed records.
+export class ClientStreams {
+  private readonly groups = new Map<string, Group>()
+  private readonly connections = new Set<Connection>()
+  private readonly timers: NodeJS.Timeout[] = []
+
+  constructor(
+    private readonly deltas: DeltaReader,
+    private readonly options: StreamOptions,
+  ) {
+    const every = (ms: number, work: () => void) => {
+      const timer = setInterval(work, ms)
+      timer.unref()
+      this.timers.push(timer)
+    }
+    every(options.heartbeatMs, () => {
+      for (const connection of this.connections) connection.stream.write(heartbeat)
+    })
+    every(options.tokenCheckMs, () => this.checkTokens())
+  }
+
+  get size(): number {
+    return this.connections.size
+  }
+
+  // Whether a poller may be invited to stream (fetch-mode: streaming).
+  hasRoom(): boolean {
+    return this.connections.size < this.options.maxConnections
+  }
+
+  open(stream: OpenStream, request: StreamRequest): void {
+    if (!this.hasRoom()) {
+      stream.write(toPolling)
+      stream.close()
+      return
+    }
+    const group = this.groupFor(request.query)
+    const connection: Connection = { stream, secret: request.secret, scope: scopeOf(request.principal), rescope: request.rescope, group }
+    group.connections.add(connection)
+    this.connections.add(connection)
+    stream.onClose(() => this.forget(connection))
+    const delta = request.lastEventId === undefined ? this.deltas.hydration(request.query) : this.deltas.since(request.query, request.lastEventId)
+    stream.write(frame('unleash-connected', delta))
+  }
+
+  onCommitted(records: readonly EventRecord[]): void {
+    if (records.some((r) => r.type.startsWith('api-token-'))) this.checkTokens()
+    for (const group of this.groups.values()) {
+      const revision = this.deltas.revisionFor(group.query)
+      if (revision === group.revision) continue
+      const delta = this.deltas.since(group.query, group.revision)
+      group.revision = revision
+      if (!delta.hydration && delta.events === '') continue
+      const bytes = frame('unleash-updated', delta)
+      for (const connection of group.connections) connection.stream.write(bytes)
+    }
+  }
+
+  close(): void {
+    for (const timer of this.timers) clearInterval(timer)
+    for (const connection of [...this.connections]) connection.stream.close()
+  }
+
+  // A deleted or expired token loses its streams at once; a token whose scope changed is hydrated anew.
+  private checkTokens(): void {
+    for (const connection of [...this.connections]) {
+      const principal = this.options.byToken(connection.secret)
+      if (!principal) {
+        connection.stream.close()
+        continue
+      }
+      const scope = scopeOf(principal)
+      if (scope === connection.scope) continue
+      const query = connection.rescope(principal)
+      this.leave(connection)
+      const group = this.groupFor(query)
+      connection.group = group
+      connection.scope = scope
+      group.connections.add(connection)
+      connection.stream.write(frame('unleash-updated', this.deltas.hydration(query)))
+    }
+  }
+
+  private groupFor(query: ClientQuery): Group {
+    const key = cacheKey(query)
+    let group = this.groups.get(key)
+    if (!group) {
+      group = { key, query, revision: this.deltas.revisionFor(query), connections: new Set() }
+      this.groups.set(key, group)
+    }
+    return group
+  }
+
+  private leave(connection: Connection): void {
+    const group = connection.group
+    group.connections.delete(connection)
+    if (group.connections.size === 0) this.groups.delete(group.key)
+  }
+
+  private forget(connection: Connection): void {
+    if (!this.connections.delete(connection)) return
+    this.leave(connection)
+  }
+}
