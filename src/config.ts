@@ -21,6 +21,7 @@ export interface Config {
   limits: ResourceLimits
   loginMaxFailuresPerMinute: number
   secureCookies: 'auto' | 'always' | 'never'
+  metricsToken: string | undefined
   // Push to SDKs (/api/client/streaming) and the delta API (/api/client/delta).
   streamingMaxConnections: number
   streamingHeartbeatMs: number
@@ -146,8 +147,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     defaultAdminPassword: env.UNLEASH_DEFAULT_ADMIN_PASSWORD || undefined,
     replication: replicationConfig(env),
     limits: resourceLimits(env),
-    loginMaxFailuresPerMinute: integer(env.LOGIN_MAX_FAILURES_PER_MINUTE, 10, 'LOGIN_MAX_FAILURES_PER_MINUTE') || 10,
+    loginMaxFailuresPerMinute:
+      integer(env.SIMPLE_LOGIN_LIMIT_PER_MINUTE ?? env.LOGIN_MAX_FAILURES_PER_MINUTE, 10, env.SIMPLE_LOGIN_LIMIT_PER_MINUTE === undefined ? 'LOGIN_MAX_FAILURES_PER_MINUTE' : 'SIMPLE_LOGIN_LIMIT_PER_MINUTE') || 10,
     secureCookies: secureCookies(env.SECURE_COOKIES),
+    metricsToken: env.METRICS_TOKEN || undefined,
     streamingMaxConnections: integer(env.STREAMING_MAX_CONNECTIONS, 20_000, 'STREAMING_MAX_CONNECTIONS'),
     streamingHeartbeatMs: integer(env.STREAMING_HEARTBEAT_MS, 15_000, 'STREAMING_HEARTBEAT_MS') || 15_000,
     streamingInvitePollers: env.STREAMING_INVITE_POLLERS === '1',

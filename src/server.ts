@@ -46,6 +46,7 @@ import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js'
 import { decodeSnapshotSet, encodeSnapshotSet, EventLog } from './store/log.js'
 import { LogFollower, LogPublisher, logStreamNames, type StreamSettings } from './store/log-stream.js'
 import { healthRoutes, replicaDetails, type Replication } from './api/health.routes.js'
+import { metricsRoutes } from './api/metrics.routes.js'
 import { forbidden } from './domain/errors.js'
 import type { Route } from './http/types.js'
 import { startPotentiallyStaleJob } from './actors/potentially-stale-job.js'
@@ -185,6 +186,16 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
   }
   const routesWith = (insights: ProjectInsights, replication: Replication) => [
     ...healthRoutes({ replication }),
+    ...metricsRoutes({
+      replication,
+      streamingClients: () => clientStreams.size,
+      featureCount: () => {
+        let count = 0
+        for (const project of registry.committedProjects.values()) count += project.features.size
+        return count
+      },
+      token: config.metricsToken,
+    }),
     ...clientRoutes(deps),
     ...edgeRoutes(deps, auth),
     ...projectRoutes(deps),

@@ -111,6 +111,10 @@ t.test('a replica refuses admin requests naming the writer, and a streaming SDK 
   const details = await health(replica)
   t.equal(details.role, 'replica')
   t.equal(details.writerId, details.appliedId)
+  const metrics = await (await fetch(`${replica.baseUrl}/internal-backstage/prometheus`)).text()
+  t.match(metrics, new RegExp(`^flagwright_log_last_id ${details.appliedId}$`, 'm'), 'the applied log id is in the metrics')
+  t.match(metrics, /^flagwright_replication_lag_records 0$/m, 'and the lag')
+  t.match(metrics, /^flagwright_replication_nats_connected 1$/m)
 
   // Streaming mode, polling only once an hour: what the SDK sees comes down the replica's stream.
   const sdk = await startSdk(t, replica.baseUrl, token, { refreshInterval: 3_600_000, experimentalMode: { type: 'streaming' } })
