@@ -164,7 +164,7 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
         const needle = username.toLowerCase()
         const retryAfter = Math.max(perAccount.retryAfterSeconds(needle), perAddress.retryAfterSeconds(req.remoteAddress))
         if (retryAfter > 0) {
-          throw new DomainError('TooManyRequestsError', `Too many failed logins: try again in ${retryAfter} seconds.`, undefined, { retryAfter })
+          throw new DomainError('RateLimitError', `Too many failed logins: try again in ${retryAfter} seconds.`, undefined, { retryAfter })
         }
         const user = activeUsers().find((u) => u.username?.toLowerCase() === needle || u.email?.toLowerCase() === needle)
         const valid = await verifyPassword(password, user?.passwordHash ?? null)

@@ -25,7 +25,7 @@ export type ErrorName =
   | 'PayloadTooLargeError'
   | 'UnknownError'
   | 'ServiceUnavailableError'
-  | 'TooManyRequestsError'
+  | 'RateLimitError'
 
 export interface ErrorDetail {
   message: string

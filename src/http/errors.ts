@@ -28,7 +28,7 @@ const statusByName: Record<ErrorName, number> = {
   PayloadTooLargeError: 413,
   UnknownError: 500,
   ServiceUnavailableError: 503,
-  TooManyRequestsError: 429,
+  RateLimitError: 429,
 }
 
 export const statusOf = (error: DomainError): number => statusByName[error.kind]

@@ -9,7 +9,7 @@ t.test('forty wrong passwords, then the right one, is a 429', async (t) => {
   t.same(statuses.slice(10), Array(30).fill(429), 'then every attempt is throttled')
   const right = await login(server, 'admin', defaultAdminPassword)
   t.equal(right.status, 429)
-  t.equal(right.body.name, 'TooManyRequestsError')
+  t.equal(right.body.name, 'RateLimitError')
   t.notOk(sessionOf(right), 'and no session is given')
 })
 
