@@ -1,14 +1,14 @@
 import type { ChangeRequest } from '../domain/change-request-state.js'
 import { evolveChangeRequest, isChangeRequestEvent } from '../domain/change-requests.js'
 import type { EventRecord } from '../domain/events.js'
-import { evolveInstance, isInstanceEvent } from '../domain/instance.js'
+import { evolveInstance, ownedByInstance } from '../domain/instance.js'
 import { emptyInstance, type InstanceState } from '../domain/instance-state.js'
 import { evolveProject } from '../domain/project.js'
 import type { ProjectState } from '../domain/project-state.js'
 import type { EventLog, SnapshotEntry } from '../store/log.js'
 
 // Bump whenever the shape of a state changes: older snapshots are then ignored and the log replayed.
-export const snapshotFormat = 9
+export const snapshotFormat = 10
 
 // A read model whose state is a pure function of the log, snapshotted beside the actors' states so
 // that it comes out the same whether a process replayed the whole log or started from a snapshot.
@@ -39,7 +39,7 @@ export const applyRecord = (world: World, record: EventRecord): void => {
     if (next) world.changeRequests.set(id, next)
     return
   }
-  if (isInstanceEvent(record.type)) {
+  if (ownedByInstance(record)) {
     world.instance = evolveInstance(world.instance, record)
     return
   }

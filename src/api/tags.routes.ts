@@ -1,4 +1,4 @@
-import { buildTagWorld, projectsUsingTagType } from '../actors/tag-world.js'
+import { buildTagWorld, flagsCarryingTag, projectsUsingTagType } from '../actors/tag-world.js'
 import { nameExists, notFound } from '../domain/errors.js'
 import type { Feature } from '../domain/project-state.js'
 import { tagTypeNotFound } from '../domain/tag-types.js'
@@ -92,11 +92,45 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       },
     },
     {
+      method: 'POST',
+      path: '/api/admin/tags',
+      access: 'admin',
+      permission: 'UPDATE_FEATURE',
+      body: true,
+      handler: async (req) => {
+        const tag = parse(featureTagSchema, req.body)
+        const carried = flagsCarryingTag(deps.registry, tag).length > 0
+        await deps.dispatcher.toInstance({ type: 'tag.create', tag, carried, meta: metaOf(deps, req) })
+        return { status: 201, body: { version: 1, tag: tagView(tag) }, headers: { location: `tags/${tag.type}/${tag.value}` } }
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/admin/tags/:type/:value',
+      access: 'admin',
+      permission: 'UPDATE_FEATURE',
+      handler: async (req) => {
+        const tag = { type: req.params.type, value: req.params.value }
+        // Unleash deletes the tag and every flag's use of it: here in one append.
+        const carrying = flagsCarryingTag(deps.registry, tag)
+        const meta = metaOf(deps, req)
+        await deps.dispatcher.together(
+          carrying.map(({ projectId, features }) => ({
+            projectId,
+            command: { type: 'tags.bulkUpdate', features, changes: { added: [], removed: [tag] }, tags: buildTagWorld(deps.registry), meta },
+          })),
+          [{ type: 'tag.delete', tag, carried: carrying.length > 0, meta }],
+        )
+        return empty(200)
+      },
+    },
+    {
       method: 'GET',
       path: '/api/admin/tags',
       access: 'admin',
       handler: () => {
         const seen = new Map<string, { type: string; value: string }>()
+        for (const tag of deps.registry.committedInstance.tags.values()) seen.set(`${tag.type}\u0000${tag.value}`, tagView(tag))
         for (const project of deps.registry.committedProjects.values()) {
           for (const f of project.features.values()) for (const t of f.tags) seen.set(`${t.type}\u0000${t.value}`, tagView(t))
         }

@@ -43,7 +43,8 @@ export const tagChangeEvents = (
     if (hasTag(feature.tags, tag)) continue
     if (!tags.tagExists(tag) && !hasTag(created, tag)) {
       created.push(tag)
-      events.push(draft(meta, 'tag-created', { data: { type: tag.type, value: tag.value } }))
+      // Marked, so that replay leaves it to the project (the instance's own tags come from POST /api/admin/tags).
+      events.push(draft(meta, 'tag-created', { data: { type: tag.type, value: tag.value }, hidden: { onFlag: true } }))
     }
     events.push(draft(meta, 'feature-tagged', { ...keys, data: { type: tag.type, value: tag.value } }))
   }

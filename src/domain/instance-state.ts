@@ -62,6 +62,8 @@ export interface InstanceState {
   contextFields: ReadonlyMap<string, ContextField>
   people: PeopleState
   tagTypes: ReadonlyMap<string, TagType>
+  // Every tag ever created (POST /api/admin/tags, or first put on a flag) and not deleted, by `type:value`.
+  tags: ReadonlyMap<string, { type: string; value: string }>
   featureTypes: ReadonlyMap<string, FeatureType>
   // Names of the applications SDKs have registered (application-created); what else they report is metrics.
   applications: ReadonlySet<string>
@@ -126,4 +128,5 @@ export const emptyInstance = (): InstanceState => ({
   tagTypes: new Map(builtInTagTypes.map((t) => [t.name, t])),
   featureTypes: new Map(builtInFeatureTypes.map((t) => [t.id, t])),
   applications: new Set(),
+  tags: new Map(),
 })

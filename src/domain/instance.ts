@@ -21,7 +21,7 @@ import type { CommandMeta, EventDraft } from './events.js'
 import { withEntry, withoutEntry } from './immutable.js'
 import type { ApiToken, ContextField, Environment, InstanceState, Segment, StrategyType } from './instance-state.js'
 import type { TagTypeInput, UpdateTagTypeInput } from '../schemas/tags.js'
-import { decideCreateTagType, decideDeleteTagType, decideUpdateTagType, evolveTagTypes, type TagType } from './tag-types.js'
+import { decideCreateTag, decideCreateTagType, decideDeleteTag, decideDeleteTagType, decideUpdateTagType, evolveTags, evolveTagTypes, type TagType } from './tag-types.js'
 import { decideUpdateFeatureTypeLifetime, evolveFeatureTypes } from './feature-types.js'
 import { decideImportPrerequisites, decideRecordExport } from './export-import.js'
 
@@ -48,6 +48,8 @@ export type InstanceCommand =
   | { type: 'tagType.create'; input: TagTypeInput; meta: CommandMeta }
   | { type: 'tagType.update'; name: string; input: UpdateTagTypeInput; meta: CommandMeta }
   | { type: 'tagType.delete'; name: string; inUse: boolean; meta: CommandMeta }
+  | { type: 'tag.create'; tag: { type: string; value: string }; carried: boolean; meta: CommandMeta }
+  | { type: 'tag.delete'; tag: { type: string; value: string }; carried: boolean; meta: CommandMeta }
   | { type: 'featureType.setLifetime'; id: string; lifetimeDays: number | null; meta: CommandMeta }
   | { type: 'features.recordExport'; data: { features: { name: string }[] }; environment: string; meta: CommandMeta }
   | { type: 'import.prepare'; tagTypes: TagType[]; contextFields: UpsertContextField[]; meta: CommandMeta }
@@ -94,6 +96,10 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand): 
       return decideCreateTagType(state, command.input, command.meta)
     case 'tagType.update':
       return decideUpdateTagType(state, command.name, command.input, command.meta)
+    case 'tag.create':
+      return decideCreateTag(state, command.tag, command.carried, command.meta)
+    case 'tag.delete':
+      return decideDeleteTag(state, command.tag, command.carried, command.meta)
     case 'tagType.delete':
       return decideDeleteTagType(state, command.name, command.inUse, command.meta)
     case 'featureType.setLifetime':
@@ -151,6 +157,9 @@ export const evolveInstance = (state: InstanceState, event: EventDraft): Instanc
     case 'tag-type-updated':
     case 'tag-type-deleted':
       return evolveTagTypes(state, event)
+    case 'tag-created':
+    case 'tag-deleted':
+      return evolveTags(state, event)
     case 'feature-type-updated':
       return evolveFeatureTypes(state, event)
     case 'application-created':
@@ -167,3 +176,8 @@ const isPeopleEvent = (type: string) => peoplePrefixes.some((prefix) => type.sta
 const instancePrefixes = ['application-created', 'environment-', 'api-token-', 'segment-', 'strategy-created', 'strategy-updated', 'strategy-deleted', 'strategy-deprecated', 'strategy-reactivated', 'context-field-', 'user-', 'role-', 'group-', 'pat-', 'public-signup-token-', 'tag-type-', 'service-account-', 'feature-type-updated']
 
 export const isInstanceEvent = (type: string): boolean => instancePrefixes.some((prefix) => type.startsWith(prefix))
+
+// Replay routing: a tag created or deleted on its own (POST/DELETE /api/admin/tags) is the instance's;
+// the tag-created a project records when a flag first carries a new tag is marked onFlag.
+export const ownedByInstance = (record: { type: string; hidden?: Record<string, unknown> }): boolean =>
+  isInstanceEvent(record.type) || ((record.type === 'tag-created' || record.type === 'tag-deleted') && record.hidden?.onFlag !== true)

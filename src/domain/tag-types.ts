@@ -56,3 +56,24 @@ export const evolveTagTypes = (state: InstanceState, event: EventDraft): Instanc
       return state
   }
 }
+
+export const tagKey = (tag: { type: string; value: string }) => `${tag.type}:${tag.value}`
+
+// POST /api/admin/tags: a tag of an existing type that no flag carries and nobody created before.
+export const decideCreateTag = (state: InstanceState, tag: { type: string; value: string }, carried: boolean, meta: CommandMeta): Result<EventDraft[]> => {
+  if (!state.tagTypes.has(tag.type)) return fail(tagTypeNotFound(tag.type))
+  if (carried || state.tags.has(tagKey(tag))) return fail(nameExists(`A tag with type ${tag.type} and value ${tag.value} already exists`))
+  return ok([draft(meta, 'tag-created', { data: { type: tag.type, value: tag.value } })])
+}
+
+// DELETE /api/admin/tags/:type/:value: the route untags every flag in the same append.
+export const decideDeleteTag = (state: InstanceState, tag: { type: string; value: string }, carried: boolean, meta: CommandMeta): Result<EventDraft[]> => {
+  if (!carried && !state.tags.has(tagKey(tag))) return ok([])
+  return ok([draft(meta, 'tag-deleted', { preData: { type: tag.type, value: tag.value } })])
+}
+
+export const evolveTags = (state: InstanceState, event: EventDraft): InstanceState => {
+  if (event.type === 'tag-created') return { ...state, tags: withEntry(state.tags, tagKey(event.data), { type: event.data.type, value: event.data.value }) }
+  if (event.type === 'tag-deleted') return { ...state, tags: withoutEntry(state.tags, tagKey(event.preData)) }
+  return state
+}
