@@ -1,3 +1,4 @@
+import net from 'node:net'
 import path from 'node:path'
 
 export interface Config {
@@ -16,6 +17,10 @@ export interface Config {
   defaultAdminUsername: string
   schedulerIntervalMs: number
   defaultAdminPassword: string | undefined
+  // GET /internal-backstage/prometheus: with a token, callers need it unless their address is allowed;
+  // without one, only loopback and allowed addresses may scrape.
+  metricsToken: string | undefined
+  metricsAllow: string[]
 }
 
 const splitList = (value: string | undefined): string[] =>
@@ -41,6 +46,19 @@ const scopedTokens = (value: string | undefined, name: string): string[] => {
     const shown = entry.length > 12 ? `${entry.slice(0, 12)}…` : entry
     throw new Error(`${name}: entry ${i + 1} ("${shown}") is not of the form project:environment.secret`)
   })
+  return entries
+}
+
+// Addresses (192.0.2.7) or networks (10.0.0.0/8, fd00::/8).
+const addressList = (value: string | undefined, name: string): string[] => {
+  const entries = splitList(value)
+  for (const entry of entries) {
+    const [address, bits, ...rest] = entry.split('/')
+    const family = net.isIP(address)
+    const maxBits = family === 4 ? 32 : 128
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits)
+    if (family === 0 || !bitsOk || rest.length > 0) throw new Error(`${name}: "${entry}" is not an IP address or network (address/bits)`)
+  }
   return entries
 }
 
@@ -72,5 +90,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     defaultAdminUsername: env.UNLEASH_DEFAULT_ADMIN_USERNAME || 'admin',
     schedulerIntervalMs: integer(env.SCHEDULER_INTERVAL_MS, 1000, 'SCHEDULER_INTERVAL_MS'),
     defaultAdminPassword: env.UNLEASH_DEFAULT_ADMIN_PASSWORD || undefined,
+    metricsToken: env.METRICS_TOKEN || undefined,
+    metricsAllow: addressList(env.METRICS_ALLOW, 'METRICS_ALLOW'),
   }
 }

@@ -27,7 +27,10 @@ import { Evaluators } from './read/evaluators.js'
 import { bootstrap } from './bootstrap.js'
 import type { Config } from './config.js'
 import { isInstanceEvent } from './domain/instance.js'
+import { RequestMetrics } from './http/request-metrics.js'
 import { startHttpServer, type HttpServer } from './http/server.js'
+import { prometheusRoutes } from './api/prometheus.routes.js'
+import { ServedCounts } from './read/served-counts.js'
 import { Applications } from './read/applications.js'
 import { ClientFeatures } from './read/client-features.js'
 import { ClientRevisions } from './read/client-revisions.js'
@@ -72,6 +75,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   const lock = await lockDataDir(config.dataDir)
   let http: HttpServer | undefined
   let log: EventLog | undefined
+  const requests = new RequestMetrics()
   try {
     // The port before the data: a start that cannot listen must not have used up the one-time secrets.
     http = await startHttpServer({
@@ -79,9 +83,10 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
       port: config.port,
       maxBodyBytes: config.maxBodyBytes,
       allowFallback: config.allowFallbackHttp,
+      metrics: requests,
     })
     log = EventLog.open(config.dataDir)
-    return await serveData(config, options, http, log, lock)
+    return await serveData(config, options, http, log, lock, requests)
   } catch (error) {
     http?.close()
     await log?.close()
@@ -90,7 +95,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   }
 }
 
-const serveData = async (config: Config, options: ServerOptions, http: HttpServer, log: EventLog, lock: DataDirLock): Promise<RunningServer> => {
+const serveData = async (config: Config, options: ServerOptions, http: HttpServer, log: EventLog, lock: DataDirLock, requests: RequestMetrics): Promise<RunningServer> => {
   const recovered = recover(log)
   const registry = new Registry(recovered.instance, recovered.projects, recovered.lastId, recovered.changeRequests)
   const fatal = (error: unknown) => {
@@ -107,10 +112,12 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   const clientRevisions = new ClientRevisions(recovered.lastId)
   let sinceSnapshot = recovered.replayed
   let snapshotting: Promise<void> | undefined
+  let snapshotWrittenAt: Date | undefined
   const saveSnapshot = async () => {
     const entries = snapshotEntries(registry.committedInstance, registry.committedProjects, registry.committedChangeRequests, registry.lastCommittedId)
     sinceSnapshot = 0
     await log.saveSnapshots(snapshotFormat, entries)
+    snapshotWrittenAt = clock()
   }
   dispatcher.onCommitted((records) => {
     clientRevisions.record(records, touchesClientPayload)
@@ -141,9 +148,12 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     applications: new Applications(),
     sessions,
     activity: new UserActivity(log.side('user-activity')),
+    served: new ServedCounts(),
     config,
     clock,
   }
+  // Before bootstrap, so that the events it appends are counted.
+  const metricsRoutes = prometheusRoutes(deps, { requests, snapshot: () => ({ eventsBehind: sinceSnapshot, writtenAt: snapshotWrittenAt }) })
   const { createdAdminToken, createdAdminPassword } = await bootstrap(config, registry, dispatcher)
 
   const routes = [
@@ -172,6 +182,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     ...favoriteRoutes(deps),
     ...projectOverviewRoutes(deps, insights),
     ...exportImportRoutes(deps),
+    ...metricsRoutes,
   ]
   http.serve(
     routes,

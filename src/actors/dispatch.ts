@@ -9,7 +9,8 @@ import type { EventLog } from '../store/log.js'
 import type { Decision } from './decision.js'
 import type { ChangeRequestActor, InstanceActor, ProjectActor, Registry } from './registry.js'
 
-export type CommittedListener = (records: EventRecord[]) => void
+// commitSeconds: from the append to the durable commit.
+export type CommittedListener = (records: EventRecord[], commitSeconds: number) => void
 
 export const indexKeysOf = (record: EventRecord): string[] => {
   const keys: string[] = []
@@ -138,6 +139,7 @@ export class Dispatcher {
 
   private async commit(events: EventDraft[], publish: () => void): Promise<EventRecord[]> {
     if (events.length === 0) return []
+    const started = performance.now()
     const appended = this.log.append<EventRecord>(events, indexKeysOf)
     try {
       await appended.committed
@@ -148,7 +150,8 @@ export class Dispatcher {
     }
     publish()
     this.registry.lastCommittedId = appended.records[appended.records.length - 1].id
-    for (const listener of this.listeners) listener(appended.records)
+    const commitSeconds = (performance.now() - started) / 1000
+    for (const listener of this.listeners) listener(appended.records, commitSeconds)
     return appended.records
   }
 }

@@ -77,11 +77,22 @@ export const clientRoutes = (deps: ApiDeps): Route[] => [
     handler: (req) => {
       const payload = deps.clientFeatures.payload(clientQueryFor(req, req.principal!))
       // Unleash answers 304 with no body and no headers (SEMANTICS 5.2).
-      if (matchesEtag(req.headers['if-none-match'], payload.etag)) return { status: 304 }
+      const polls = deps.served.sdkPolls
+      if (matchesEtag(req.headers['if-none-match'], payload.etag)) {
+        polls.notModified++
+        return { status: 304 }
+      }
       const accepts = req.headers['accept-encoding'] ?? ''
       const headers: Record<string, string> = { etag: payload.etag, 'content-type': 'application/json; charset=utf-8', vary: 'Accept-Encoding' }
-      if (payload.brotli && /\bbr\b/.test(accepts)) return { status: 200, body: payload.brotli, headers: { ...headers, 'content-encoding': 'br' } }
-      if (payload.gzip && /\bgzip\b/.test(accepts)) return { status: 200, body: payload.gzip, headers: { ...headers, 'content-encoding': 'gzip' } }
+      if (payload.brotli && /\bbr\b/.test(accepts)) {
+        polls.brotli++
+        return { status: 200, body: payload.brotli, headers: { ...headers, 'content-encoding': 'br' } }
+      }
+      if (payload.gzip && /\bgzip\b/.test(accepts)) {
+        polls.gzip++
+        return { status: 200, body: payload.gzip, headers: { ...headers, 'content-encoding': 'gzip' } }
+      }
+      polls.full++
       return { status: 200, body: payload.body, headers }
     },
   },

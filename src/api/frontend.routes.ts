@@ -52,6 +52,7 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
       for (const feature of project.features.values()) {
         if (feature.archived) continue
         const result = evaluator.evaluate(feature.name, context)
+        deps.served.evaluations++
         if (!result.enabled) continue
         toggles.push({ name: feature.name, enabled: true, variant: result.variant, impressionData: result.impressionData })
       }

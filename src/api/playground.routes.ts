@@ -24,6 +24,7 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
         for (const feature of project.features.values()) {
           if (feature.archived) continue
           const explained = evaluator.explain(feature.name, input.context)
+          deps.served.evaluations++
           if (!explained) continue
           for (const strategy of explained.strategies.data) {
             strategy.links = { edit: editLink(projectId, feature.name, input.environment, strategy.id) }

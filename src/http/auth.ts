@@ -5,7 +5,7 @@ const apiTokenRequired = 'This endpoint requires an API token. Please add an aut
 const wrongTokenType = 'invalid token: expected a different token type for this endpoint'
 export const sessionCookie = 'unleash-session'
 
-const secretFrom = (header: string | undefined): string | undefined => {
+export const secretFrom = (header: string | undefined): string | undefined => {
   if (header === undefined) return undefined
   const trimmed = header.trim()
   const secret = /^bearer\s+/i.test(trimmed) ? trimmed.replace(/^bearer\s+/i, '') : trimmed

@@ -3,6 +3,7 @@ import uWS from 'uWebSockets.js'
 import { DomainError, badData } from '../domain/errors.js'
 import { authenticate, authorize } from './auth.js'
 import { errorReply, statusLine, unexpectedErrorReply } from './errors.js'
+import type { LatencySlot, RequestMetrics } from './request-metrics.js'
 import { Router } from './router.js'
 import type { Authenticator, Method, Reply, Request, Route } from './types.js'
 
@@ -12,6 +13,14 @@ export interface HttpOptions {
   maxBodyBytes: number
   allowFallback: boolean
   log?: (message: string, error?: unknown) => void
+  metrics?: RequestMetrics
+}
+
+interface RequestState {
+  aborted: boolean
+  // performance.now() when the request arrived, and the latency slots of the route it matched.
+  started: number
+  slots: Map<number, LatencySlot> | undefined
 }
 
 export interface HttpServer {
@@ -84,8 +93,10 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error ?? ''))
   let serving: { router: Router; corsPaths: Router; authenticator: Authenticator } | undefined
   const app = uWS.App()
+  const metrics = options.metrics
+  const unmatched = metrics?.slotsFor(undefined)
 
-  const send = (res: uWS.HttpResponse, state: { aborted: boolean }, reply: Reply, extraHeaders: Record<string, string> | undefined, closeConnection = false) => {
+  const send = (res: uWS.HttpResponse, state: RequestState, reply: Reply, extraHeaders: Record<string, string> | undefined, closeConnection = false) => {
     if (state.aborted) return
     const body = reply.body
     const payload =
@@ -100,9 +111,10 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       if (reply.status === 304 || reply.status === 204) res.endWithoutBody(0, closeConnection)
       else res.end(payload, closeConnection)
     })
+    if (metrics) metrics.record(state.slots ?? unmatched!, reply.status, (performance.now() - state.started) / 1000)
   }
 
-  const handle = async (res: uWS.HttpResponse, state: { aborted: boolean }, request: Request, route: Route, cors: Record<string, string> | undefined) => {
+  const handle = async (res: uWS.HttpResponse, state: RequestState, request: Request, route: Route, cors: Record<string, string> | undefined) => {
     try {
       if (route.body && (request.method === 'POST' || request.method === 'PUT' || request.method === 'PATCH')) {
         const contentType = request.headers['content-type']
@@ -119,7 +131,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     }
   }
 
-  const sendError = (res: uWS.HttpResponse, state: { aborted: boolean }, error: unknown, cors: Record<string, string> | undefined) => {
+  const sendError = (res: uWS.HttpResponse, state: RequestState, error: unknown, cors: Record<string, string> | undefined) => {
     if (error instanceof DomainError) {
       send(res, state, errorReply(error), cors, error instanceof TooLarge)
       return
@@ -129,7 +141,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   }
 
   app.any('/*', (res, req) => {
-    const state = { aborted: false }
+    const state: RequestState = { aborted: false, started: metrics ? performance.now() : 0, slots: undefined }
     res.onAborted(() => {
       state.aborted = true
     })
@@ -170,6 +182,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
         throw new DomainError('NotImplementedError', `The method ${verb} is not allowed on this path; allowed: ${match.allowed.join(', ')}.`)
       }
       const route = match.route
+      if (metrics) state.slots = metrics.slotsFor(route)
       cors = route.cors ? { 'access-control-allow-origin': origin ?? '*', 'access-control-expose-headers': 'ETag', vary: 'Origin' } : undefined
       const principal = authenticate(route.access, headers, authenticator)
       // Unleash checks permissions before it looks at the body.
