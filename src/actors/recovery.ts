@@ -19,7 +19,7 @@ export interface Recovered {
   fromSnapshot: boolean
 }
 
-type World = { instance: InstanceState; projects: Map<string, ProjectState>; changeRequests: Map<number, ChangeRequest> }
+export type World = { instance: InstanceState; projects: Map<string, ProjectState>; changeRequests: Map<number, ChangeRequest> }
 
 export const applyRecord = (world: World, record: EventRecord): void => {
   if (isChangeRequestEvent(record.type)) {
@@ -38,6 +38,14 @@ export const applyRecord = (world: World, record: EventRecord): void => {
   else world.projects.delete(record.project)
 }
 
+const loadInto = (world: World, snapshots: SnapshotEntry[]): void => {
+  for (const entry of snapshots) {
+    if (entry.key === 'instance') world.instance = entry.state as InstanceState
+    else if (entry.key.startsWith('changeRequest:')) world.changeRequests.set(Number(entry.key.slice('changeRequest:'.length)), entry.state as ChangeRequest)
+    else world.projects.set(entry.key.slice('project:'.length), entry.state as ProjectState)
+  }
+}
+
 export const recover = (log: EventLog): Recovered => {
   const snapshots = log.loadSnapshots(snapshotFormat)
   const world: World = { instance: emptyInstance(), projects: new Map(), changeRequests: new Map() }
@@ -45,11 +53,7 @@ export const recover = (log: EventLog): Recovered => {
   // A set is written whole at one log position; anything else is not ours to trust.
   const consistent = snapshots !== undefined && snapshots.length > 0 && snapshots.every((s) => s.lastId === snapshots[0].lastId)
   if (snapshots && consistent) {
-    for (const entry of snapshots) {
-      if (entry.key === 'instance') world.instance = entry.state as InstanceState
-      else if (entry.key.startsWith('changeRequest:')) world.changeRequests.set(Number(entry.key.slice('changeRequest:'.length)), entry.state as ChangeRequest)
-      else world.projects.set(entry.key.slice('project:'.length), entry.state as ProjectState)
-    }
+    loadInto(world, snapshots)
     from = snapshots[0].lastId + 1
   }
   let replayed = 0
@@ -70,3 +74,29 @@ export const snapshotEntries = (
   ...[...projects].map(([id, state]) => ({ key: `project:${id}`, lastId, state })),
   ...[...changeRequests].map(([id, state]) => ({ key: `changeRequest:${id}`, lastId, state })),
 ]
+
+// A past moment: just after event `id`, or just after the last event at or before `time` (epoch ms).
+export type LogPoint = { id: number } | { time: number }
+
+const isAfter = (record: EventRecord, point: LogPoint): boolean =>
+  'id' in point ? record.id > point.id : Date.parse(record.createdAt) > point.time
+
+// The world as it was at a past moment: from the snapshot set when it is not past that moment, else
+// replayed from the first record (only one snapshot set is kept). Also says which event it stops after.
+export const worldAt = (log: EventLog, point: LogPoint): { world: World; lastId: number } => {
+  const world: World = { instance: emptyInstance(), projects: new Map(), changeRequests: new Map() }
+  let lastId = 0
+  const snapshots = log.loadSnapshots(snapshotFormat)
+  const snapshotId = snapshots && snapshots.length > 0 && snapshots.every((s) => s.lastId === snapshots[0].lastId) ? snapshots[0].lastId : 0
+  const snapshotRecord = snapshotId > 0 ? (log.get(snapshotId) as EventRecord | undefined) : undefined
+  if (snapshots && snapshotRecord && !isAfter(snapshotRecord, point)) {
+    loadInto(world, snapshots)
+    lastId = snapshotId
+  }
+  for (const record of log.from(lastId + 1) as Iterable<EventRecord>) {
+    if (isAfter(record, point)) break
+    applyRecord(world, record)
+    lastId = record.id
+  }
+  return { world, lastId }
+}

@@ -1,10 +1,12 @@
 import semver from 'semver'
-import { badData, notFound } from '../domain/errors.js'
+import { DomainError, badData, notFound } from '../domain/errors.js'
+import { wrongTokenType } from '../http/auth.js'
 import type { Principal, Request, Route } from '../http/types.js'
 import type { ClientQuery } from '../read/client-features.js'
 import { clientMetricsSchema, clientRegisterSchema } from '../schemas/client.js'
 import { empty, json, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
+import { pastClientPayload, pastWorld } from './history.js'
 
 // Unleash's DEFAULT_ENV since v7: a token for all environments reads this one unless told otherwise.
 export const defaultEnvironment = 'development'
@@ -74,8 +76,18 @@ export const clientRoutes = (deps: ApiDeps): Route[] => [
     method: 'GET',
     path: '/api/client/features',
     access: 'client',
+    // Admin tokens pass only with ?at=, for incident reviews: what SDKs were served at that moment.
+    adminToo: true,
     handler: (req) => {
-      const payload = deps.clientFeatures.payload(clientQueryFor(req, req.principal!))
+      const principal = req.principal!
+      const askedAt = req.query.has('at')
+      if (principal.kind === 'admin' && !askedAt) throw new DomainError('NoAccessError', wrongTokenType)
+      if (askedAt) {
+        if (principal.kind !== 'admin') throw new DomainError('NoAccessError', '"at" (the features served at a past moment) needs an admin token.')
+        const past = pastWorld(deps, req)!
+        return { status: 200, body: pastClientPayload(past, clientQueryFor(req, principal)).body, headers: { 'content-type': 'application/json; charset=utf-8' } }
+      }
+      const payload = deps.clientFeatures.payload(clientQueryFor(req, principal))
       // Unleash answers 304 with no body and no headers (SEMANTICS 5.2).
       const polls = deps.served.sdkPolls
       if (matchesEtag(req.headers['if-none-match'], payload.etag)) {

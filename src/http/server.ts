@@ -184,7 +184,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       const route = match.route
       if (metrics) state.slots = metrics.slotsFor(route)
       cors = route.cors ? { 'access-control-allow-origin': origin ?? '*', 'access-control-expose-headers': 'ETag', vary: 'Origin' } : undefined
-      const principal = authenticate(route.access, headers, authenticator)
+      const principal = authenticate(route.access, headers, authenticator, route.adminToo)
       // Unleash checks permissions before it looks at the body.
       if (route.permission) authorize(principal, route.permission, match.params.projectId, match.params.environment)
       let query: URLSearchParams | undefined
