@@ -1,14 +1,11 @@
 // One byte string per value, whatever the key order: the hash chain must not depend on how an object was
-// built or decoded. Keys are sorted at every level; undefined members are dropped as JSON drops them.
-export const canonicalJson = (value: unknown): string => {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
-  if (value instanceof Date) return JSON.stringify(value)
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`
-  const members: string[] = []
-  for (const key of Object.keys(value).sort()) {
-    const member = (value as Record<string, unknown>)[key]
-    if (member === undefined || typeof member === 'function') continue
-    members.push(`${JSON.stringify(key)}:${canonicalJson(member)}`)
-  }
-  return `{${members.join(',')}}`
+// built or decoded. Keys are sorted at every level; everything else is JSON.stringify's (undefined members
+// dropped, dates as ISO strings), which measured faster than walking the value by hand.
+const sortedKeys = (_key: string, value: unknown): unknown => {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value
+  const sorted: Record<string, unknown> = {}
+  for (const key of Object.keys(value).sort()) sorted[key] = (value as Record<string, unknown>)[key]
+  return sorted
 }
+
+export const canonicalJson = (value: unknown): string => JSON.stringify(value, sortedKeys) ?? 'null'
