@@ -1,4 +1,5 @@
 import { defaultLimits, type ResourceLimits } from './domain/limits.js'
+import net from 'node:net'
 import path from 'node:path'
 
 export interface Config {
@@ -21,7 +22,10 @@ export interface Config {
   limits: ResourceLimits
   loginMaxFailuresPerMinute: number
   secureCookies: 'auto' | 'always' | 'never'
+  // GET /internal-backstage/prometheus: with a token, callers need it unless their address is allowed;
+  // without one, only loopback and allowed addresses may scrape.
   metricsToken: string | undefined
+  metricsAllow: string[]
   // Push to SDKs (/api/client/streaming) and the delta API (/api/client/delta).
   streamingMaxConnections: number
   streamingHeartbeatMs: number
@@ -117,6 +121,19 @@ const secureCookies = (value: string | undefined): Config['secureCookies'] => {
   throw new Error(`SECURE_COOKIES must be auto, true or false, got "${value.slice(0, 40)}"`)
 }
 
+// Addresses (192.0.2.7) or networks (10.0.0.0/8, fd00::/8).
+const addressList = (value: string | undefined, name: string): string[] => {
+  const entries = splitList(value)
+  for (const entry of entries) {
+    const [address, bits, ...rest] = entry.split('/')
+    const family = net.isIP(address)
+    const maxBits = family === 4 ? 32 : 128
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits)
+    if (family === 0 || !bitsOk || rest.length > 0) throw new Error(`${name}: "${entry}" is not an IP address or network (address/bits)`)
+  }
+  return entries
+}
+
 const integer = (value: string | undefined, fallback: number, name: string): number => {
   if (value === undefined || value === '') return fallback
   const n = Number(value)
@@ -150,10 +167,11 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     loginMaxFailuresPerMinute:
       integer(env.SIMPLE_LOGIN_LIMIT_PER_MINUTE ?? env.LOGIN_MAX_FAILURES_PER_MINUTE, 10, env.SIMPLE_LOGIN_LIMIT_PER_MINUTE === undefined ? 'LOGIN_MAX_FAILURES_PER_MINUTE' : 'SIMPLE_LOGIN_LIMIT_PER_MINUTE') || 10,
     secureCookies: secureCookies(env.SECURE_COOKIES),
-    metricsToken: env.METRICS_TOKEN || undefined,
     streamingMaxConnections: integer(env.STREAMING_MAX_CONNECTIONS, 20_000, 'STREAMING_MAX_CONNECTIONS'),
     streamingHeartbeatMs: integer(env.STREAMING_HEARTBEAT_MS, 15_000, 'STREAMING_HEARTBEAT_MS') || 15_000,
     streamingInvitePollers: env.STREAMING_INVITE_POLLERS === '1',
     deltaEventsKept: integer(env.DELTA_EVENTS_KEPT, 1000, 'DELTA_EVENTS_KEPT'),
+    metricsToken: env.METRICS_TOKEN || undefined,
+    metricsAllow: addressList(env.METRICS_ALLOW, 'METRICS_ALLOW'),
   }
 }

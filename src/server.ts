@@ -31,7 +31,10 @@ import type { Config } from './config.js'
 import { isInstanceEvent } from './domain/instance.js'
 import { emptyInstance } from './domain/instance-state.js'
 import { setLimits } from './domain/limits.js'
+import { RequestMetrics } from './http/request-metrics.js'
 import { startHttpServer, type HttpServer } from './http/server.js'
+import { prometheusRoutes, type SnapshotAge } from './api/prometheus.routes.js'
+import { ServedCounts } from './read/served-counts.js'
 import { loadStaticFiles, staticRoutes } from './http/static-files.js'
 import { Applications } from './read/applications.js'
 import { ClientDeltas } from './read/client-deltas.js'
@@ -46,7 +49,6 @@ import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js'
 import { decodeSnapshotSet, encodeSnapshotSet, EventLog } from './store/log.js'
 import { LogFollower, LogPublisher, logStreamNames, type StreamSettings } from './store/log-stream.js'
 import { healthRoutes, replicaDetails, type Replication } from './api/health.routes.js'
-import { metricsRoutes } from './api/metrics.routes.js'
 import { forbidden } from './domain/errors.js'
 import type { Route } from './http/types.js'
 import { startPotentiallyStaleJob } from './actors/potentially-stale-job.js'
@@ -105,6 +107,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   const lock = await lockDataDir(config.dataDir)
   let http: HttpServer | undefined
   let log: EventLog | undefined
+  const requests = new RequestMetrics()
   try {
     // The port before the data: a start that cannot listen must not have used up the one-time secrets.
     http = await startHttpServer({
@@ -112,10 +115,11 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
       port: config.port,
       maxBodyBytes: config.maxBodyBytes,
       allowFallback: config.allowFallbackHttp,
+      metrics: requests,
     })
     log = EventLog.open(config.dataDir)
     const serve = config.replication?.replica ? serveReplica : serveData
-    return await serve(config, options, http, log, lock)
+    return await serve(config, options, http, log, lock, requests)
   } catch (error) {
     http?.close()
     await log?.close()
@@ -132,10 +136,11 @@ interface Core {
   clock: () => Date
   // The log position the state starts from (recovered, or the replica's first snapshot: 0).
   lastId: number
+  requests: RequestMetrics
 }
 
 // Everything that answers requests, the same on a writer and on a read replica.
-const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, clock, lastId }: Core) => {
+const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, clock, lastId, requests }: Core) => {
   const readSource = {
     projects: () => registry.committedProjects,
     segments: () => registry.committedInstance.segments,
@@ -181,12 +186,15 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     applications: new Applications(),
     sessions,
     activity: new UserActivity(log.side('user-activity')),
+    served: new ServedCounts(),
     config,
     clock,
   }
-  const routesWith = (insights: ProjectInsights, replication: Replication) => [
+  const routesWith = (insights: ProjectInsights, replication: Replication, snapshot: () => SnapshotAge) => [
     ...healthRoutes({ replication }),
-    ...metricsRoutes({
+    ...prometheusRoutes(deps, {
+      requests,
+      snapshot,
       replication,
       streamingClients: () => clientStreams.size,
       featureCount: () => {
@@ -194,7 +202,6 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
         for (const project of registry.committedProjects.values()) count += project.features.size
         return count
       },
-      token: config.metricsToken,
     }),
     ...clientRoutes(deps),
     ...edgeRoutes(deps, auth),
@@ -247,7 +254,7 @@ const routeTable = (routes: Route[]) => routes.map(({ method, path, access, perm
 const streamSettings = (config: Config, say: (line: string) => void): StreamSettings | undefined =>
   config.replication && { url: config.replication.natsUrl, names: logStreamNames(config.replication.stream), retainRecords: config.replication.retainRecords, say }
 
-const serveData = async (config: Config, options: ServerOptions, http: HttpServer, log: EventLog, lock: DataDirLock): Promise<RunningServer> => {
+const serveData = async (config: Config, options: ServerOptions, http: HttpServer, log: EventLog, lock: DataDirLock, requests: RequestMetrics): Promise<RunningServer> => {
   const clock = options.clock ?? (() => new Date())
   const clientRevisions = new ClientRevisions()
   // Project overview figures: restored from the snapshot set with the actors, then each record after it.
@@ -264,10 +271,12 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     snapshotEntries(registry.committedInstance, registry.committedProjects, registry.committedChangeRequests, registry.lastCommittedId, readModels)
   let sinceSnapshot = recovered.replayed
   let snapshotting: Promise<void> | undefined
+  let snapshotWrittenAt: Date | undefined
   const saveSnapshot = async () => {
     const entries = committedEntries()
     sinceSnapshot = 0
     await log.saveSnapshots(snapshotFormat, entries)
+    snapshotWrittenAt = clock()
   }
   const snapshotWhenDue = () => {
     if (sinceSnapshot < config.snapshotEvery || snapshotting) return
@@ -304,9 +313,10 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     }
   }
 
-  const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: recovered.lastId })
+  const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: recovered.lastId, requests })
+  // Before bootstrap, so that the events it appends are counted.
+  const routes = side.routesWith(insights, replication, () => ({ eventsBehind: sinceSnapshot, writtenAt: snapshotWrittenAt }))
   const { createdAdminToken, createdAdminPassword } = await bootstrap(config, registry, dispatcher)
-  const routes = side.routesWith(insights, replication)
   http.serve(routes, side.auth)
   publisher?.start()
   const stopScheduler = startChangeRequestScheduler(side.deps, config.schedulerIntervalMs)
@@ -335,7 +345,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
 // SDK reads only: a replica answers what SDKs and probes ask and names the writer for the rest.
 const replicaServes = (route: Route) => route.access === 'client' || route.access === 'frontend' || route.access === 'public'
 
-const serveReplica = async (config: Config, options: ServerOptions, http: HttpServer, log: EventLog, lock: DataDirLock): Promise<RunningServer> => {
+const serveReplica = async (config: Config, options: ServerOptions, http: HttpServer, log: EventLog, lock: DataDirLock, requests: RequestMetrics): Promise<RunningServer> => {
   const replicaOf = config.replication!
   if (log.lastId > 0) throw new Error(`${config.dataDir} holds a writer's log: a read replica needs a data directory of its own`)
   const say = options.say ?? console.log
@@ -363,9 +373,9 @@ const serveReplica = async (config: Config, options: ServerOptions, http: HttpSe
     apply: (records) => dispatcher.applyCommitted(records as EventRecord[]),
   })
   const replication: Replication = () => replicaDetails(follower.status(), replicaOf.maxLag)
-  const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: 0 })
+  const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: 0, requests })
   const insights = new ProjectInsights(clock)
-  const routes = side.routesWith(insights, replication).map((route) =>
+  const routes = side.routesWith(insights, replication, () => ({ eventsBehind: 0, writtenAt: undefined })).map((route) =>
     replicaServes(route)
       ? route
       : {

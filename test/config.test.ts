@@ -30,3 +30,11 @@ t.test('resource limits default to Unleash\'s and are read from its variables', 
   t.equal(loadConfig({ UNLEASH_CONSTRAINT_VALUES_LIMIT: '1000' }).limits.constraintValues, 1000)
   t.throws(() => loadConfig({ UNLEASH_SEGMENTS_LIMIT: 'many' }), /UNLEASH_SEGMENTS_LIMIT/)
 })
+
+t.test('METRICS_ALLOW takes addresses and networks and refuses anything else, naming the entry', async (t) => {
+  t.same(loadConfig({ METRICS_ALLOW: '10.0.0.0/8, 192.0.2.7,fd00::/8' }).metricsAllow, ['10.0.0.0/8', '192.0.2.7', 'fd00::/8'])
+  t.same(loadConfig({}).metricsAllow, [])
+  for (const bad of ['10.0.0.0/33', 'example.org', '10.0.0.1/8/1', '::1/129']) {
+    t.throws(() => loadConfig({ METRICS_ALLOW: bad }), { message: `METRICS_ALLOW: "${bad}" is not an IP address or network (address/bits)` }, bad)
+  }
+})

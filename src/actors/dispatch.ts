@@ -11,7 +11,8 @@ import { applyRecord, restoreWorld, type ReplayedReadModel } from './recovery.js
 import type { SnapshotEntry } from '../store/log.js'
 import type { ChangeRequestActor, InstanceActor, ProjectActor, Registry } from './registry.js'
 
-export type CommittedListener = (records: EventRecord[]) => void
+// commitSeconds: from the append to the durable commit (undefined for records committed elsewhere: a replica's).
+export type CommittedListener = (records: EventRecord[], commitSeconds?: number) => void
 
 // Records that are not Unleash events are indexed apart, so the event lists never see them.
 export const internalIndexKey = 'internal'
@@ -228,6 +229,7 @@ export class Dispatcher {
 
   private async commit(events: EventDraft[], publish: () => void): Promise<EventRecord[]> {
     if (events.length === 0) return []
+    const started = performance.now()
     const appended = this.log.append<EventRecord>(events, indexKeysOf)
     try {
       await appended.committed
@@ -240,7 +242,8 @@ export class Dispatcher {
     }
     publish()
     this.registry.lastCommittedId = appended.records[appended.records.length - 1].id
-    for (const listener of this.listeners) listener(appended.records)
+    const commitSeconds = (performance.now() - started) / 1000
+    for (const listener of this.listeners) listener(appended.records, commitSeconds)
     return appended.records
   }
 }

@@ -30,7 +30,7 @@ export interface Recovered {
   fromSnapshot: boolean
 }
 
-type World = { instance: InstanceState; projects: Map<string, ProjectState>; changeRequests: Map<number, ChangeRequest> }
+export type World = { instance: InstanceState; projects: Map<string, ProjectState>; changeRequests: Map<number, ChangeRequest> }
 
 export const applyRecord = (world: World, record: EventRecord): void => {
   if (isChangeRequestEvent(record.type)) {
@@ -96,3 +96,26 @@ export const snapshotEntries = (
   ...[...changeRequests].map(([id, state]) => ({ key: `changeRequest:${id}`, lastId, state })),
   ...readModels.map((model) => ({ key: readModelPrefix + model.key, lastId, state: model.snapshot() })),
 ]
+
+// A past moment: just after event `id`, or just after the last event at or before `time` (epoch ms).
+export type LogPoint = { id: number } | { time: number }
+
+const isAfter = (record: EventRecord, point: LogPoint): boolean =>
+  'id' in point ? record.id > point.id : Date.parse(record.createdAt) > point.time
+
+// The world as it was at a past moment: from the snapshot set when it is not past that moment, else
+// replayed from the first record (only one snapshot set is kept). Also says which event it stops after.
+export const worldAt = (log: EventLog, point: LogPoint): { world: World; lastId: number } => {
+  const snapshots = log.loadSnapshots(snapshotFormat)
+  const restored = snapshots && restoreWorld(snapshots)
+  const snapshotRecord = restored ? (log.get(restored.lastId) as EventRecord | undefined) : undefined
+  const usable = restored && snapshotRecord && !isAfter(snapshotRecord, point)
+  const world: World = usable ? { instance: restored.instance, projects: restored.projects, changeRequests: restored.changeRequests } : { instance: emptyInstance(), projects: new Map(), changeRequests: new Map() }
+  let lastId = usable ? restored.lastId : 0
+  for (const record of log.from(lastId + 1) as Iterable<EventRecord>) {
+    if (isAfter(record, point)) break
+    applyRecord(world, record)
+    lastId = record.id
+  }
+  return { world, lastId }
+}

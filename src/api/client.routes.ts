@@ -2,11 +2,12 @@ import semver from 'semver'
 import { DomainError, badData, notFound } from '../domain/errors.js'
 import type { Principal, Request, Route } from '../http/types.js'
 import type { ClientQuery } from '../read/client-features.js'
-import { secretFrom } from '../http/auth.js'
+import { secretFrom, wrongTokenType } from '../http/auth.js'
 import type { Delta } from '../read/client-deltas.js'
 import { clientBulkMetricsSchema, clientMetricsSchema, clientRegisterSchema, type ClientRegister } from '../schemas/client.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
+import { pastClientPayload, pastWorld } from './history.js'
 
 // The first registration of an application name is recorded (application-created); the SDK's answer
 // does not wait on anything else. A write refused now (a full disk) is tried again on the next one.
@@ -133,15 +134,36 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
     method: 'GET',
     path: '/api/client/features',
     access: 'client',
+    // Admin tokens pass only with ?at=, for incident reviews: what SDKs were served at that moment.
+    adminToo: true,
     handler: (req) => {
-      const payload = deps.clientFeatures.payload(clientQueryFor(req, req.principal!))
+      const principal = req.principal!
+      const askedAt = req.query.has('at')
+      if (principal.kind === 'admin' && !askedAt) throw new DomainError('NoAccessError', wrongTokenType)
+      if (askedAt) {
+        if (principal.kind !== 'admin') throw new DomainError('NoAccessError', '"at" (the features served at a past moment) needs an admin token.')
+        const past = pastWorld(deps, req)!
+        return { status: 200, body: pastClientPayload(past, clientQueryFor(req, principal)).body, headers: { 'content-type': 'application/json; charset=utf-8' } }
+      }
+      const payload = deps.clientFeatures.payload(clientQueryFor(req, principal))
       // Unleash answers 304 with no body and no headers (SEMANTICS 5.2).
-      if (matchesEtag(req.headers['if-none-match'], payload.etag)) return { status: 304 }
+      const polls = deps.served.sdkPolls
+      if (matchesEtag(req.headers['if-none-match'], payload.etag)) {
+        polls.notModified++
+        return { status: 304 }
+      }
       const accepts = req.headers['accept-encoding'] ?? ''
       const headers: Record<string, string> = { etag: payload.etag, 'content-type': 'application/json; charset=utf-8', vary: 'Accept-Encoding' }
       if (deps.config.streamingInvitePollers && deps.clientStreams.hasRoom()) headers['fetch-mode'] = 'streaming'
-      if (payload.brotli && /\bbr\b/.test(accepts)) return { status: 200, body: payload.brotli, headers: { ...headers, 'content-encoding': 'br' } }
-      if (payload.gzip && /\bgzip\b/.test(accepts)) return { status: 200, body: payload.gzip, headers: { ...headers, 'content-encoding': 'gzip' } }
+      if (payload.brotli && /\bbr\b/.test(accepts)) {
+        polls.brotli++
+        return { status: 200, body: payload.brotli, headers: { ...headers, 'content-encoding': 'br' } }
+      }
+      if (payload.gzip && /\bgzip\b/.test(accepts)) {
+        polls.gzip++
+        return { status: 200, body: payload.gzip, headers: { ...headers, 'content-encoding': 'gzip' } }
+      }
+      polls.full++
       return { status: 200, body: payload.body, headers }
     },
   },

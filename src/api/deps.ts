@@ -11,6 +11,7 @@ import type { LifecycleStages } from '../read/lifecycle-stages.js'
 import type { EventLog } from '../store/log.js'
 import type { Applications } from '../read/applications.js'
 import type { Sessions } from '../read/sessions.js'
+import type { ServedCounts } from '../read/served-counts.js'
 import type { UserActivity } from '../read/user-activity.js'
 
 export interface ApiDeps {
@@ -25,6 +26,7 @@ export interface ApiDeps {
   applications: Applications
   sessions: Sessions
   activity: UserActivity
+  served: ServedCounts
   config: Config
   clock: () => Date
 }

@@ -40,6 +40,17 @@ export const eventRoutes = (deps: ApiDeps): Route[] => {
       },
     },
     {
+      // What an operator notes to check later that history was not rewritten (`npm run log -- verify`).
+      method: 'GET',
+      path: '/api/admin/events/head',
+      access: 'admin',
+      permission: 'ADMIN',
+      handler: () => {
+        const id = deps.registry.lastCommittedId
+        return json({ id, hash: deps.log.hashOf(id) ?? '0'.repeat(64) })
+      },
+    },
+    {
       method: 'GET',
       path: '/api/admin/events/:featureName',
       access: 'admin',

@@ -16,6 +16,7 @@ import { buildWorld } from '../actors/world.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { committedFeature, committedProject, locateFeature, viewContext } from './lookups.js'
 import { parse } from './parse.js'
+import { pastFeature, pastProject, pastViewContext, pastWorld } from './history.js'
 
 const featurePath = '/api/admin/projects/:projectId/features/:featureName'
 
@@ -92,7 +93,12 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: featurePath,
       access: 'admin',
-      handler: (req) => json(view(req.params.projectId, req.params.featureName, req)),
+      handler: (req) => {
+        const past = pastWorld(deps, req)
+        if (!past) return json(view(req.params.projectId, req.params.featureName, req))
+        const project = pastProject(past, req.params.projectId)
+        return json(featureView(pastFeature(past, req.params.projectId, req.params.featureName), pastViewContext(past, project, req)))
+      },
     },
     {
       method: 'PUT',

@@ -55,6 +55,7 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
   const answer = (req: Request, key: string | undefined, raw: () => Record<string, unknown>) => {
     const principal = req.principal as Principal
     const { body, etag } = answers.answer(principal, key, () => frontendContext(raw(), req.remoteAddress))
+    deps.served.evaluations++
     if (req.headers['if-none-match'] === etag) return { status: 304 }
     return { status: 200, body, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', etag } }
   }

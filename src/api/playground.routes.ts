@@ -25,6 +25,7 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
       const projects = input.projects
       const inScope = projects === '*' ? () => true : (project: string) => projects.includes(project)
       const environment = encodeURIComponent(input.environment)
+      deps.served.evaluations++
       const features = evaluator.explainAllJson(input.context, inScope, (project, feature) => editLinkPrefix(project, feature, environment))
       return { status: 200, body: `{"input":${JSON.stringify(input)},"features":${features}}`, headers: { 'content-type': 'application/json; charset=utf-8' } }
     },

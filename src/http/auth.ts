@@ -2,7 +2,7 @@ import { DomainError } from '../domain/errors.js'
 import type { Access, Authenticator, Principal } from './types.js'
 
 const apiTokenRequired = 'This endpoint requires an API token. Please add an authorization header to your request with a valid token'
-const wrongTokenType = 'invalid token: expected a different token type for this endpoint'
+export const wrongTokenType = 'invalid token: expected a different token type for this endpoint'
 export const sessionCookie = 'unleash-session'
 
 export const secretFrom = (header: string | undefined): string | undefined => {
@@ -26,6 +26,8 @@ export const authenticate = (
   access: Access,
   headers: { authorization?: string; cookie?: string },
   authenticator: Authenticator,
+  // Admin tokens may call this client or frontend route too; its handler decides what they get.
+  adminToo = false,
 ): Principal | undefined => {
   const secret = secretFrom(headers.authorization)
   const session = secret === undefined && access !== 'client' && access !== 'frontend' ? cookieValue(headers.cookie, sessionCookie) : undefined
@@ -47,7 +49,7 @@ export const authenticate = (
     return principal
   }
   if (!principal) throw new DomainError('AuthenticationRequired', apiTokenRequired)
-  if (principal.kind !== access) throw new DomainError('NoAccessError', wrongTokenType)
+  if (principal.kind !== access && !(adminToo && principal.kind === 'admin')) throw new DomainError('NoAccessError', wrongTokenType)
   return principal
 }
 

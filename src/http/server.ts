@@ -4,6 +4,7 @@ import uWS from 'uWebSockets.js'
 import { DomainError, badData } from '../domain/errors.js'
 import { authenticate, authorize } from './auth.js'
 import { errorReply, statusLine, unexpectedErrorReply } from './errors.js'
+import type { LatencySlot, RequestMetrics } from './request-metrics.js'
 import { Router } from './router.js'
 import type { Authenticator, Method, OpenStream, Principal, Reply, Request, Route } from './types.js'
 
@@ -13,6 +14,14 @@ export interface HttpOptions {
   maxBodyBytes: number
   allowFallback: boolean
   log?: (message: string, error?: unknown) => void
+  metrics?: RequestMetrics
+}
+
+interface RequestState {
+  aborted: boolean
+  // performance.now() when the request arrived, and the latency slots of the route it matched.
+  started: number
+  slots: Map<number, LatencySlot> | undefined
 }
 
 export interface HttpServer {
@@ -108,10 +117,12 @@ interface RequestState {
   aborted: boolean
   // Set by an open stream, to learn that its client left.
   onAbort: (() => void) | undefined
+  // Whether an onAborted handler is registered: only for requests answered after their uWS callback.
+  watched: boolean
+  // performance.now() when the request arrived, and the latency slots of the route it matched.
+  started: number
+  slots: Map<number, LatencySlot> | undefined
 }
-
-// The state of every request answered within its uWS callback: never aborted by then.
-const answeredNow: Readonly<RequestState> = Object.freeze({ aborted: false, onAbort: undefined })
 
 // One per request, with its getters and authorize() on the prototype: a request allocates no closures,
 // parses its query string only when a route reads it and its address only when a route asks for it.
@@ -195,6 +206,8 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error ?? ''))
   let serving: { router: Router; corsPaths: Router; authenticator: Authenticator } | undefined
   const app = uWS.App()
+  const metrics = options.metrics
+  const unmatched = metrics?.slotsFor(undefined)
 
   const send = (res: uWS.HttpResponse, state: RequestState, reply: Reply, extraHeaders: Record<string, string> | undefined, closeConnection = false) => {
     if (state.aborted) return
@@ -213,6 +226,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       if (reply.status === 304 || reply.status === 204) res.endWithoutBody(0, closeConnection)
       else res.end(payload, closeConnection)
     })
+    if (metrics) metrics.record(state.slots ?? unmatched!, reply.status, (performance.now() - state.started) / 1000)
   }
 
   const handle = async (res: uWS.HttpResponse, state: RequestState, request: Request, route: Route, cors: Record<string, string> | undefined) => {
@@ -243,16 +257,15 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
 
   app.any('/*', (res, req) => {
     // A reply sent before this callback returns cannot meet an aborted connection: only a request
-    // answered later (or a stream) gets its own state and an onAborted handler (uWS requires one).
-    let state: RequestState = answeredNow
+    // answered later (or a stream) registers an onAborted handler (uWS requires one then).
+    const state: RequestState = { aborted: false, onAbort: undefined, watched: false, started: metrics ? performance.now() : 0, slots: undefined }
     const answerLater = (): RequestState => {
-      if (state === answeredNow) {
-        const own: RequestState = { aborted: false, onAbort: undefined }
+      if (!state.watched) {
+        state.watched = true
         res.onAborted(() => {
-          own.aborted = true
-          own.onAbort?.()
+          state.aborted = true
+          state.onAbort?.()
         })
-        state = own
       }
       return state
     }
@@ -292,8 +305,9 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
         throw new DomainError('NotImplementedError', `The method ${verb} is not allowed on this path; allowed: ${match.allowed.join(', ')}.`)
       }
       const route = match.route
+      if (metrics) state.slots = metrics.slotsFor(route)
       cors = route.cors ? { 'access-control-allow-origin': origin ?? '*', 'access-control-expose-headers': 'ETag', vary: 'Origin' } : undefined
-      const principal = authenticate(route.access, headers, authenticator)
+      const principal = authenticate(route.access, headers, authenticator, route.adminToo)
       // Unleash checks permissions before it looks at the body.
       if (route.permission) authorize(principal, route.permission, match.params.projectId, match.params.environment)
       const request = new HttpRequest(method, path, match.params, headers, principal, rawQuery, res, state)

@@ -55,6 +55,8 @@ export interface Route {
   // Routes that take a JSON body need Content-Type: application/json.
   body?: boolean
   cors?: boolean
+  // A client or frontend route that admin tokens may call too (the handler decides what they get).
+  adminToo?: boolean
   handler: Handler
 }
 

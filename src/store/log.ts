@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { Packr } from 'msgpackr'
+import { canonicalJson } from './canonical.js'
 
 // The store holds records, snapshots and index keys; what they mean is for its callers.
 export interface StoredRecord {
@@ -40,7 +42,22 @@ const storedIndexKey = (key: string): string =>
   Buffer.byteLength(key) <= maxIndexKeyBytes && !key.includes('\u0000') ? key : `sha256:${createHash('sha256').update(key).digest('hex')}`
 const manifestKey = '\u0000manifest'
 
+// The tamper-evident chain: hash(n) = sha256(hash(n-1) ‖ canonical JSON of record n); the first link
+// hashes 32 zero bytes in place of a previous hash.
+const genesis: Buffer = Buffer.alloc(32)
+export const chainLink = (previous: Buffer, record: StoredRecord): Buffer =>
+  createHash('sha256').update(previous).update(canonicalJson(record)).digest()
+
+export interface ChainHead {
+  id: number
+  hash: string
+}
+
+export type ChainCheck = ({ ok: true } & ChainHead) | { ok: false; id: number; problem: string }
+
 export interface EventLogOptions {
+  // For tools that read a log a running server may be writing (verify, backup).
+  readOnly?: boolean
   // Runs inside every write transaction before anything is written; throwing fails that commit as a
   // full or failing disk would. For tests.
   writeGate?: () => void
@@ -48,6 +65,7 @@ export interface EventLogOptions {
 
 interface QueuedAppend {
   records: StoredRecord[]
+  hashes: Buffer[]
   indexKeys: string[][]
   settle: (error?: unknown) => void
 }
@@ -55,6 +73,9 @@ interface QueuedAppend {
 export class EventLog {
   private nextId: number
   private committedId: number
+  // The hash of the newest appended record (committed or not): the next link is chained to it.
+  private headHash: Buffer
+  private committedHash: Buffer
   private queue: QueuedAppend[] = []
   private writing = false
 
@@ -63,34 +84,41 @@ export class EventLog {
     private readonly log: Database<StoredRecord, number>,
     private readonly index: Database<null, [string, number]>,
     private readonly snapshots: Database<Buffer, string>,
+    private readonly chain: Database<Buffer, number>,
     private readonly options: EventLogOptions,
   ) {
     const [last] = Array.from(log.getKeys({ reverse: true, limit: 1 }))
     this.nextId = (last ?? 0) + 1
     this.committedId = this.nextId - 1
+    this.headHash = last === undefined ? genesis : (chain.get(last) ?? genesis)
+    this.committedHash = this.headHash
   }
 
   static open(path: string, options: EventLogOptions = {}): EventLog {
     // `path` is a directory; lmdb would take a name with a dot (`flags.v2`) for a single file.
-    const root = open({ path, compression: false, noSubdir: false, maxDbs: 64 })
+    const root = open({ path, compression: false, noSubdir: false, maxDbs: 64, readOnly: options.readOnly ?? false })
     const log = root.openDB<StoredRecord, number>({ name: 'log', keyEncoding: 'uint32' })
     const index = root.openDB<null, [string, number]>({ name: 'log-index' })
     const snapshots = root.openDB<Buffer, string>({ name: 'snapshots', encoding: 'binary' })
-    return new EventLog(root, log, index, snapshots, options)
+    const chain = root.openDB<Buffer, number>({ name: 'log-chain', keyEncoding: 'uint32', encoding: 'binary' })
+    if (!options.readOnly) addMissingChain(root, log, chain)
+    return new EventLog(root, log, index, snapshots, chain, options)
   }
 
   get lastId(): number {
     return this.nextId - 1
   }
 
-  // Ids are handed out synchronously, in call order. Appends made while a commit is under way are
-  // written together in the next transaction (one commit, one fsync for all of them). When a commit
-  // fails, it and everything queued behind it fail, and their ids are handed out again: the log never
-  // holds a record decided after one that was lost, and its ids stay without gaps.
+  // Ids are handed out synchronously, in call order, and each record is chained to the one before it
+  // then. Appends made while a commit is under way are written together in the next transaction (one
+  // commit, one fsync for all of them). When a commit fails, it and everything queued behind it fail,
+  // and their ids are handed out again: the log never holds a record decided after one that was lost,
+  // and its ids and chain stay without gaps.
   append<R extends StoredRecord>(drafts: Omit<R, 'id'>[], indexKeysOf: (record: R) => string[] = () => []): Appended<R> {
     const records = drafts.map((draft) => ({ ...draft, id: this.nextId++ }) as R)
+    const hashes = records.map((record) => (this.headHash = chainLink(this.headHash, record)))
     const committed = new Promise<void>((resolve, reject) => {
-      this.queue.push({ records, indexKeys: records.map(indexKeysOf), settle: (error) => (error === undefined ? resolve() : reject(error)) })
+      this.queue.push({ records, hashes, indexKeys: records.map(indexKeysOf), settle: (error) => (error === undefined ? resolve() : reject(error)) })
     })
     this.writeQueued()
     return { records, committed }
@@ -104,22 +132,28 @@ export class EventLog {
     this.root
       .transaction(() => {
         this.options.writeGate?.()
-        for (const { records, indexKeys } of batch) {
+        for (const { records, hashes, indexKeys } of batch) {
           records.forEach((record, i) => {
             this.log.put(record.id, record)
+            this.chain.put(record.id, hashes[i])
             for (const key of indexKeys[i]) this.index.put([storedIndexKey(key), record.id], null)
           })
         }
       })
       .then(
         () => {
-          for (const { records } of batch) if (records.length > 0) this.committedId = records[records.length - 1].id
+          for (const { records, hashes } of batch) {
+            if (records.length === 0) continue
+            this.committedId = records[records.length - 1].id
+            this.committedHash = hashes[hashes.length - 1]
+          }
           for (const append of batch) append.settle()
         },
         (error: unknown) => {
           const lost = [...batch, ...this.queue]
           this.queue = []
           this.nextId = this.committedId + 1
+          this.headHash = this.committedHash
           for (const append of lost) append.settle(error ?? new Error('the commit failed'))
         },
       )
@@ -147,6 +181,46 @@ export class EventLog {
       if (result.length >= limit) break
     }
     return result
+  }
+
+  // The chain's link for a stored record, as 64 hex digits.
+  hashOf(id: number): string | undefined {
+    return this.chain.get(id)?.toString('hex')
+  }
+
+  // Walks the whole log: the first record whose link does not follow from the one before it, or the head.
+  verifyChain(): ChainCheck {
+    let previous = genesis
+    let expectedId = 1
+    for (const { key, value } of this.log.getRange()) {
+      if (key !== expectedId) {
+        return { ok: false, id: expectedId, problem: `record ${expectedId} is missing: the log goes from ${expectedId - 1} to ${key}` }
+      }
+      if (value.id !== key) return { ok: false, id: key, problem: `the record stored under ${key} says its id is ${String(value.id)}` }
+      const stored = this.chain.get(key)
+      if (!stored) return { ok: false, id: key, problem: `record ${key} has no stored hash` }
+      const computed = chainLink(previous, value)
+      if (!computed.equals(stored)) {
+        return {
+          ok: false,
+          id: key,
+          problem: `record ${key} does not match its stored hash (stored ${stored.toString('hex')}, computed ${computed.toString('hex')}): the record, its hash or an earlier hash was changed`,
+        }
+      }
+      previous = stored
+      expectedId++
+    }
+    const lastId = expectedId - 1
+    const [extra] = Array.from(this.chain.getKeys({ start: lastId + 1, limit: 1 }))
+    if (extra !== undefined) return { ok: false, id: extra, problem: `a hash is stored for record ${extra}, which is not in the log: records were removed from its end` }
+    return { ok: true, id: lastId, hash: previous.toString('hex') }
+  }
+
+  // A consistent copy (one read transaction) while writers carry on; compacted, so free pages are left out.
+  async backup(directory: string): Promise<void> {
+    mkdirSync(directory, { recursive: true })
+    // The environment is a directory (noSubdir: false), so lmdb writes data.mdb inside the path it is given.
+    await this.root.backup(directory, true)
   }
 
   count(): number {
@@ -205,4 +279,17 @@ export class EventLog {
   async close(): Promise<void> {
     await this.root.close()
   }
+}
+
+// Data directories from before the chain existed get one on first start, beginning at their first record.
+// Only an empty chain is filled in: a chain that stops short was cut, and verify must be able to say so.
+const addMissingChain = (root: RootDatabase, log: Database<StoredRecord, number>, chain: Database<Buffer, number>): void => {
+  if (chain.getKeysCount({ limit: 1 }) > 0) return
+  root.transactionSync(() => {
+    let previous = genesis
+    for (const { key, value } of log.getRange()) {
+      previous = chainLink(previous, value)
+      chain.put(key, previous)
+    }
+  })
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { open } from 'lmdb'
@@ -255,5 +256,106 @@ t.test('snapshots', async (t) => {
       await log.saveSnapshots(1, [{ key: 'instance', lastId: 5, state: {} }])
       t.equal(log.loadSnapshots(1), undefined)
     })
+  })
+})
+
+// Rewrites a stored record or link as someone with write access to the files could.
+interface Rewritable {
+  put(id: number, record: unknown): void
+  remove(id: number): void
+}
+const rewrite = async (path: string, change: (log: Rewritable, chain: Rewritable) => void) => {
+  const root = open({ path, compression: false, noSubdir: false })
+  const writable = (name: string, encoding?: 'binary'): Rewritable => {
+    const db = root.openDB<unknown, number>({ name, keyEncoding: 'uint32', encoding })
+    return { put: (id, record) => void db.putSync(id, record), remove: (id) => void db.removeSync(id) }
+  }
+  change(writable('log'), writable('log-chain', 'binary'))
+  await root.close()
+}
+
+const appendNotes = async (path: string, texts: string[]) =>
+  withLog(path, async (log) => {
+    await log.append<Note>(texts.map((text) => ({ text }))).committed
+  })
+
+t.test('hash chain', async (t) => {
+  t.test('each link is sha256 of the previous hash and the canonical record; verify reports the head', async (t) => {
+    const dir = t.testdir()
+    await appendNotes(dir, ['a', 'b'])
+    await withLog(dir, (log) => {
+      const first = createHash('sha256').update(Buffer.alloc(32)).update('{"id":1,"text":"a"}').digest()
+      const second = createHash('sha256').update(first).update('{"id":2,"text":"b"}').digest('hex')
+      t.equal(log.hashOf(1), first.toString('hex'))
+      t.equal(log.hashOf(2), second)
+      t.same(log.verifyChain(), { ok: true, id: 2, hash: second })
+    })
+  })
+
+  t.test('appends after a reopen chain to the stored head', async (t) => {
+    const dir = t.testdir()
+    await appendNotes(dir, ['a'])
+    await appendNotes(dir, ['b', 'c'])
+    await withLog(dir, (log) => t.match(log.verifyChain(), { ok: true, id: 3 }))
+  })
+
+  t.test('a failed commit takes its links back: the next append chains to the last committed record', async (t) => {
+    const dir = t.testdir()
+    let diskFull = false
+    const log = EventLog.open(dir, {
+      writeGate: () => {
+        if (diskFull) throw new Error('MDB_MAP_FULL')
+      },
+    })
+    await log.append<Note>([{ text: 'a' }]).committed
+    diskFull = true
+    await t.rejects(log.append<Note>([{ text: 'lost' }]).committed, /MDB_MAP_FULL/)
+    diskFull = false
+    const { records, committed } = log.append<Note>([{ text: 'b' }])
+    await committed
+    t.equal(records[0].id, 2)
+    const first = createHash('sha256').update(Buffer.alloc(32)).update('{"id":1,"text":"a"}').digest()
+    const second = createHash('sha256').update(first).update('{"id":2,"text":"b"}').digest('hex')
+    t.same(log.verifyChain(), { ok: true, id: 2, hash: second })
+    await log.close()
+  })
+
+  t.test('a record rewritten behind the log is found, by id', async (t) => {
+    const dir = t.testdir()
+    await appendNotes(dir, ['a', 'b', 'c'])
+    await rewrite(dir, (log) => log.put(2, { id: 2, text: 'B' }))
+    await withLog(dir, (log) => t.match(log.verifyChain(), { ok: false, id: 2, problem: /record 2 does not match its stored hash/ }))
+  })
+
+  t.test('a record removed from the middle or from the end is found', async (t) => {
+    const middle = t.testdir()
+    await appendNotes(middle, ['a', 'b', 'c'])
+    await rewrite(middle, (log) => log.remove(2))
+    await withLog(middle, (log) => t.match(log.verifyChain(), { ok: false, id: 2, problem: 'record 2 is missing: the log goes from 1 to 3' }))
+    const end = t.testdir()
+    await appendNotes(end, ['a', 'b', 'c'])
+    await rewrite(end, (log) => log.remove(3))
+    await withLog(end, (log) => t.match(log.verifyChain(), { ok: false, id: 3, problem: /not in the log/ }))
+  })
+
+  t.test('a data directory from before the chain gets one on open, from its first record', async (t) => {
+    const dir = t.testdir()
+    await appendNotes(dir, ['a', 'b'])
+    await rewrite(dir, (_log, chain) => {
+      chain.remove(1)
+      chain.remove(2)
+    })
+    await withLog(dir, async (log) => {
+      t.match(log.verifyChain(), { ok: true, id: 2 })
+      await log.append<Note>([{ text: 'c' }]).committed
+      t.match(log.verifyChain(), { ok: true, id: 3 })
+    })
+  })
+
+  t.test('a chain cut short is reported, not refilled', async (t) => {
+    const dir = t.testdir()
+    await appendNotes(dir, ['a', 'b'])
+    await rewrite(dir, (_log, chain) => chain.remove(2))
+    await withLog(dir, (log) => t.match(log.verifyChain(), { ok: false, id: 2, problem: /record 2 has no stored hash/ }))
   })
 })
