@@ -16,7 +16,7 @@ import { fixed, formatTable, ratio, thousands } from './lib/format-table.js'
 import { LatencyHistogram } from './lib/latency-histogram.js'
 import { machineInfo, sampleProcess, describeMachine } from './lib/machine-info.js'
 import { rawGet } from './lib/raw-get.js'
-import { realisticFeatures, seedFeatures, type FeatureFixture } from './lib/realistic-features.js'
+import { realisticFeatures, registerStrategyTypes, seedFeature, type FeatureFixture } from './lib/realistic-features.js'
 import { runLoad, type RequestSpec } from './lib/run-load.js'
 
 const allCases = ['eval', 'client', 'client_gzip', 'client_304', 'frontend', 'playground', 'writes'] as const
@@ -500,8 +500,9 @@ const main = async () => {
         progress(`seeding ${FLAGS} flags through the admin API ...`)
         const timer = setInterval(() => progress(`seeding ${FLAGS} flags through the admin API: ${seeded} done`), 500)
         try {
+          await registerStrategyTypes(api, features)
           await forEachLimited(features, 8, async (feature) => {
-            await seedFeatures(api, [feature])
+            await seedFeature(api, feature)
             seeded++
           })
         } finally {

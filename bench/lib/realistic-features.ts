@@ -125,14 +125,32 @@ export interface SeedOptions {
   concurrency?: number
 }
 
-// Creates each flag, adds its strategies in `environment` and turns the flag on there.
-export const seedFeatures = (api: AdminApi, features: readonly FeatureFixture[], options: SeedOptions = {}): Promise<void> => {
+// The parameters of the strategy types the fixtures use that a fresh Unleash (v7+) no longer registers.
+const legacyStrategyTypes: Record<string, { name: string; type: string; description: string; required: boolean }[]> = {
+  userWithId: [{ name: 'userIds', type: 'list', description: '', required: true }],
+}
+
+// Registers the legacy types the fixtures use, as a custom strategy type, where the server lacks them.
+export const registerStrategyTypes = async (api: AdminApi, features: readonly FeatureFixture[]): Promise<void> => {
+  const listed = (await api.request('GET', '/api/admin/strategies')) as { strategies: { name: string }[] }
+  const known = new Set(listed.strategies.map((s) => s.name))
+  const used = new Set(features.flatMap((f) => f.strategies.map((s) => s.name)))
+  for (const name of used) {
+    if (!known.has(name) && legacyStrategyTypes[name]) await api.request('POST', '/api/admin/strategies', { name, parameters: legacyStrategyTypes[name] })
+  }
+}
+
+// Creates the flag, adds its strategies in `environment` and turns the flag on there.
+export const seedFeature = async (api: AdminApi, feature: FeatureFixture, options: SeedOptions = {}): Promise<void> => {
   const project = options.project ?? 'default'
   const environment = options.environment ?? 'development'
-  return forEachLimited(features, options.concurrency ?? 16, async (feature) => {
-    const { strategies, ...create } = feature
-    await api.createFeature(project, create)
-    for (const strategy of strategies) await api.addStrategy(project, feature.name, environment, strategy)
-    await api.enable(project, feature.name, environment)
-  })
+  const { strategies, ...create } = feature
+  await api.createFeature(project, create)
+  for (const strategy of strategies) await api.addStrategy(project, feature.name, environment, strategy)
+  await api.enable(project, feature.name, environment)
+}
+
+export const seedFeatures = async (api: AdminApi, features: readonly FeatureFixture[], options: SeedOptions = {}): Promise<void> => {
+  await registerStrategyTypes(api, features)
+  await forEachLimited(features, options.concurrency ?? 16, (feature) => seedFeature(api, feature, options))
 }
