@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { badData, notFound } from '../domain/errors.js'
-import { checkNamingPattern, checkNewFeatureName } from '../domain/features.js'
+import { checkNamingPattern, checkNewFeatureName, featureData } from '../domain/features.js'
 import type { Feature } from '../domain/project-state.js'
 import type { Request, Route } from '../http/types.js'
 import { featureEnvironmentView, featureView } from '../read/admin-views.js'
@@ -86,7 +86,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
         // Unleash's wording for a missing project (SEMANTICS 11.1).
         if (!deps.registry.project(req.params.projectId)) throw notFound(`Active project with id ${req.params.projectId} does not exist`)
         await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.create', input, meta: metaOf(deps, req) })
-        return json(view(req.params.projectId, input.name), 201)
+        return json(featureData(committedFeature(deps, req.params.projectId, input.name)), 201)
       },
     },
     {
@@ -109,7 +109,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       handler: async (req) => {
         const input = parse(updateFeatureSchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.update', name: req.params.featureName, input, meta: metaOf(deps, req) })
-        return json(view(req.params.projectId, req.params.featureName))
+        return json(featureData(committedFeature(deps, req.params.projectId, req.params.featureName)))
       },
     },
     {
@@ -121,7 +121,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       handler: async (req) => {
         const patch = parse(jsonPatchSchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.patch', name: req.params.featureName, patch, meta: metaOf(deps, req) })
-        return json(view(req.params.projectId, req.params.featureName))
+        return json(featureData(committedFeature(deps, req.params.projectId, req.params.featureName)))
       },
     },
     {

@@ -102,7 +102,8 @@ t.test('projects', async (t) => {
     })
     const project = await newProject('prod-only', { environments: ['production'] })
     t.same(project.environments.map((e: any) => e.environment), ['production'])
-    const flag = await newFeature('prod-only', 'prod-only-flag')
+    await newFeature('prod-only', 'prod-only-flag')
+    const flag = (await getFeature(server, 'prod-only', 'prod-only-flag')).body
     t.same(flag.environments.map((e: any) => e.name), ['production'], 'its flags get only that environment')
   })
 
@@ -313,10 +314,13 @@ t.test('default strategy', async (t) => {
 t.test('flags', async (t) => {
   await newProject('flags')
 
-  t.test("creating a flag answers 201 with Unleash's admin shape", async (t) => {
+  t.test("creating a flag answers 201 with the flag's own fields, as Unleash 8 does, and GET shows its environments", async (t) => {
     const res = await createFeature(server, 'flags', { name: 'shape', type: 'experiment', description: 'd', impressionData: true })
     expectStatus(t, res, 201, 'create')
-    t.match(res.body, {
+    t.same(Object.keys(res.body), ['name', 'description', 'type', 'project', 'stale', 'createdAt', 'impressionData', 'archived'])
+    t.match(res.body, { name: 'shape', description: 'd', type: 'experiment', project: 'flags', stale: false, createdAt: isoDate, impressionData: true, archived: false })
+    const read = (await getFeature(server, 'flags', 'shape')).body
+    t.match(read, {
       name: 'shape',
       type: 'experiment',
       description: 'd',
@@ -334,9 +338,9 @@ t.test('flags', async (t) => {
       children: [],
       lifecycle: { stage: 'initial', enteredStageAt: isoDate },
     })
-    const names = res.body.environments.map((e: any) => e.name)
+    const names = read.environments.map((e: any) => e.name)
     t.ok(names.includes('development') && names.includes('production'), 'connected to the project environments')
-    t.match(envOf(res.body, 'development'), {
+    t.match(envOf(read, 'development'), {
       name: 'development',
       environment: 'development',
       featureName: 'shape',
@@ -349,7 +353,7 @@ t.test('flags', async (t) => {
       hasEnabledStrategies: false,
       lastSeenAt: null,
     })
-    t.match(envOf(res.body, 'production'), { type: 'production' })
+    t.match(envOf(read, 'production'), { type: 'production' })
     t.match((await listEvents(server, 'flags')).body.events[0], {
       type: 'feature-created',
       project: 'flags',
