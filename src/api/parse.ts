@@ -5,10 +5,22 @@ type Where = 'body' | 'query' | 'params'
 
 const maxPathLength = 200
 
+const clip = (text: string) => (text.length > maxPathLength ? `${text.slice(0, maxPathLength)}…` : text)
+
+// A property a closed object does not allow, in Unleash's words and with its JSON-pointer-like paths.
+const isUnknownProperty = (issue: v.BaseIssue<unknown>) => issue.type === 'strict_object' && issue.expected === 'never'
+const describeUnknownProperty = (issue: v.BaseIssue<unknown>): { path: string; message: string } => {
+  const keys = (issue.path ?? []).map((item) => clip(String(item.key)))
+  const parent = keys.length > 1 ? `/${keys.slice(0, -1).join('/')}` : ''
+  const path = [parent, keys[keys.length - 1]].filter(Boolean).join('/')
+  return { path, message: `The ${parent ? `\`${parent}\`` : 'root'} object of the request body does not allow additional properties. Your request included the \`${path}\` property.` }
+}
+
 const describe = (issue: v.BaseIssue<unknown>, where: Where): { path: string; message: string } => {
+  if (isUnknownProperty(issue)) return describeUnknownProperty(issue)
   const full = v.getDotPath(issue)
   // Record keys are client input: a megabyte key must not come back in the error.
-  const dotted = full && full.length > maxPathLength ? `${full.slice(0, maxPathLength)}…` : full
+  const dotted = full && clip(full)
   const path = dotted ? dotted : where
   const received = issue.received === 'undefined' && dotted ? `The \`${dotted}\` property is required. It was not present on the data you sent.` : issue.message
   return { path, message: received }
@@ -28,6 +40,9 @@ export const parse = <S extends v.GenericSchema>(schema: S, input: unknown, wher
     throw new DomainError('BadDataError', 'Request validation failed: the request body is missing.', [{ message: 'A JSON body is required.' }])
   }
   const details = result.issues.slice(0, 10).map((issue) => describe(issue, where))
+  if (result.issues.every(isUnknownProperty)) {
+    throw new DomainError('BadDataError', 'Request validation failed: your request body or params contain invalid data. Refer to the `details` list for more information.', details)
+  }
   const message =
     details.length === 1
       ? `Request validation failed: your request ${where} contains invalid data: ${details[0].path === where ? '' : `"${details[0].path}": `}${details[0].message}`

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
-import { boundedString, isUrlFriendly, nullableText } from './shared.js'
+import { boundedString, closedObject, isUrlFriendly, nullableText } from './shared.js'
 
-export const legalValueSchema = v.object({
+export const legalValueSchema = closedObject({
   value: v.pipe(boundedString('legalValues[].value', 100), v.minLength(1, '"legalValues[].value" is not allowed to be empty')),
   description: v.optional(boundedString('legalValues[].description', 1000)),
 })

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { legalValueSchema } from './context-fields.js'
 import { featureTypes } from './features.js'
-import { boundedString, createFeatureStrategySchema, isUrlFriendly, featureVariantSchema, nullableText, tagSchema, urlFriendlyName } from './shared.js'
+import { boundedString, closedObject, createFeatureStrategySchema, isUrlFriendly, featureVariantSchema, nullableText, tagSchema, urlFriendlyName } from './shared.js'
 
 // Unleash's export format (exportResultSchema), read back by import. Unknown fields are dropped.
 
@@ -87,7 +87,7 @@ export const exportDataSchema = v.object({
 })
 export type ExportData = v.InferOutput<typeof exportDataSchema>
 
-export const importSchema = v.object({
+export const importSchema = closedObject({
   project: urlFriendlyName('project'),
   environment: urlFriendlyName('environment'),
   data: exportDataSchema,

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
-import { boundedString, urlFriendlyName } from './shared.js'
+import { boundedString, closedObject, urlFriendlyName } from './shared.js'
 
-export const completeFeatureSchema = v.object({
+export const completeFeatureSchema = closedObject({
   status: v.picklist(['kept', 'discarded'], '"status" must be one of kept, discarded'),
   statusValue: v.optional(boundedString('statusValue', 200)),
 })

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { boundedString, dateTimeString, nullableText } from './shared.js'
+import { boundedString, closedObject, dateTimeString, nullableText } from './shared.js'
 
 const email = v.pipe(boundedString('email', 320), v.trim(), v.email('"email" must be a valid email address'))
 const username = v.pipe(boundedString('username', 100), v.trim(), v.minLength(1, '"username" is not allowed to be empty'), v.regex(/^[^\s:]+$/, '"username" must not contain spaces or colons'))
@@ -8,7 +8,7 @@ const roleRef = v.union(
   '"rootRole" must be a role id or name',
 )
 
-export const createUserSchema = v.object({
+export const createUserSchema = closedObject({
   username: v.optional(username),
   email: v.optional(email),
   name: nullableText('name', 255),
@@ -26,12 +26,13 @@ export const updateUserSchema = v.object({
 })
 export type UpdateUser = v.InferOutput<typeof updateUserSchema>
 
-export const passwordSchema = v.object({
+export const passwordSchema = closedObject({
   password: boundedString('password', 1000),
+  oldPassword: v.optional(boundedString('oldPassword', 1000)),
   confirmPassword: v.optional(boundedString('confirmPassword', 1000)),
 })
 
-export const loginSchema = v.object({
+export const loginSchema = closedObject({
   username: v.pipe(boundedString('username', 320), v.minLength(1, '"username" is not allowed to be empty')),
   password: boundedString('password', 1000),
 })
@@ -87,7 +88,7 @@ export const updateSignupTokenSchema = v.object({
 })
 export type UpdateSignupToken = v.InferOutput<typeof updateSignupTokenSchema>
 
-export const signupSchema = v.object({
+export const signupSchema = closedObject({
   email,
   name: v.pipe(boundedString('name', 255), v.trim(), v.minLength(1, '"name" is not allowed to be empty')),
   password: boundedString('password', 1000),

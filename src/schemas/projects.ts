@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { boundedString, createFeatureStrategySchema, nullableText, urlFriendlyName } from './shared.js'
+import { boundedString, closedObject, createFeatureStrategySchema, nullableText, urlFriendlyName } from './shared.js'
 
 export const projectModes = ['open', 'protected', 'private'] as const
 
@@ -37,7 +37,7 @@ export const updateProjectSchema = v.object({
 })
 export type UpdateProject = v.InferOutput<typeof updateProjectSchema>
 
-export const projectEnvironmentSchema = v.object({
+export const projectEnvironmentSchema = closedObject({
   environment: urlFriendlyName('environment'),
   changeRequestsEnabled: v.optional(v.boolean('"changeRequestsEnabled" must be a boolean')),
   defaultStrategy: v.optional(createFeatureStrategySchema),

@@ -1,5 +1,16 @@
 import * as v from 'valibot'
 
+// Unleash validates request bodies against its OpenAPI schemas, and where a schema says
+// `additionalProperties: false` an unknown property is a 400; everywhere else it is ignored. The objects
+// declared with closedObject are exactly those (Unleash's schema in brackets): constraints
+// [constraintSchema], feature variants [variantSchema] and their overrides [overrideSchema], tags
+// [tagSchema], tag updates [updateTagsSchema, tagsBulkAddSchema], tag types [tagTypeSchema], project
+// environments [projectEnvironmentSchema], context field legal values [legalValueSchema], lifecycle
+// completion [featureLifecycleCompletedSchema], imports [importTogglesSchema], login [loginSchema], users
+// [createUserSchema], passwords [passwordSchema] and invited sign-ups [createInvitedUserSchema]. Every
+// other body, SDK bodies included, stays open: parse() names the property in Unleash's words.
+export const closedObject = v.strictObject
+
 export const maxNameLength = 100
 
 // Unleash: a name is URL friendly when encodeURIComponent leaves it unchanged, that is when it holds
@@ -27,7 +38,7 @@ export const dateTimeString = (what: string) =>
     v.check((s) => !Number.isNaN(Date.parse(s)), `"${what}" must be a valid date-time`),
   )
 
-export const constraintSchema = v.object({
+export const constraintSchema = closedObject({
   contextName: v.pipe(boundedString('contextName', 100), v.minLength(1, '"contextName" is not allowed to be empty')),
   operator: boundedString('operator', 50),
   caseInsensitive: v.optional(v.boolean('"caseInsensitive" must be a boolean'), false),
@@ -65,12 +76,12 @@ export const strategyVariantSchema = v.object({
 })
 export type StrategyVariant = v.InferOutput<typeof strategyVariantSchema>
 
-export const overrideSchema = v.object({
+export const overrideSchema = closedObject({
   contextName: boundedString('overrides[].contextName', 100),
   values: v.pipe(v.array(boundedString('overrides[].values[]', 1000)), v.maxLength(1000, '"overrides[].values" may hold at most 1000 items')),
 })
 
-export const featureVariantSchema = v.object({
+export const featureVariantSchema = closedObject({
   name: urlFriendlyName('name'),
   weight,
   weightType: v.optional(v.picklist(['variable', 'fix'], '"weightType" must be one of variable, fix'), 'variable'),
@@ -102,7 +113,7 @@ export const createFeatureStrategySchema = v.object({
 })
 export type CreateFeatureStrategy = v.InferOutput<typeof createFeatureStrategySchema>
 
-export const tagSchema = v.object({
+export const tagSchema = closedObject({
   value: v.pipe(v.string('"value" must be a string'), v.trim(), v.minLength(2, '"value" must be 2 to 50 characters'), v.maxLength(50, '"value" must be 2 to 50 characters')),
   type: v.optional(v.pipe(v.string('"type" must be a string'), v.trim(), v.minLength(2, '"type" must be 2 to 50 characters'), v.maxLength(50, '"type" must be 2 to 50 characters')), 'simple'),
 })

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { isUrlFriendly, nullableText, tagSchema } from './shared.js'
+import { closedObject, isUrlFriendly, nullableText, tagSchema } from './shared.js'
 
 
 // Unleash: a tag type name is URL friendly, 2 to 50 characters.
@@ -12,7 +12,7 @@ const tagTypeName = (what: string) =>
     v.check(isUrlFriendly, `"${what}" must be URL friendly`),
   )
 
-export const featureTagSchema = v.object({
+export const featureTagSchema = closedObject({
   value: tagSchema.entries.value,
   type: v.optional(tagTypeName('type'), 'simple'),
 })
@@ -22,21 +22,22 @@ const tagList = v.pipe(v.array(featureTagSchema, 'tags must be an array of {type
 
 // PUT /api/admin/features/:featureName/tags: Unleash's {addedTags, removedTags}, or the whole new set as an array.
 export const updateFeatureTagsSchema = v.union(
-  [tagList, v.object({ addedTags: v.optional(tagList, []), removedTags: v.optional(tagList, []) })],
+  [tagList, closedObject({ addedTags: v.optional(tagList, []), removedTags: v.optional(tagList, []) })],
   'The body must be an array of tags or {addedTags, removedTags}',
 )
 export type UpdateFeatureTags = v.InferOutput<typeof updateFeatureTagsSchema>
 
 // PUT /api/admin/projects/:projectId/tags.
-export const bulkTagsSchema = v.object({
+export const bulkTagsSchema = closedObject({
   features: v.pipe(v.array(v.string('"features" must be an array of names')), v.minLength(1, '"features" must hold at least one name'), v.maxLength(1000)),
-  tags: v.object({ addedTags: v.optional(tagList, []), removedTags: v.optional(tagList, []) }),
+  tags: closedObject({ addedTags: v.optional(tagList, []), removedTags: v.optional(tagList, []) }),
 })
 
-export const tagTypeSchema = v.object({
+export const tagTypeSchema = closedObject({
   name: tagTypeName('name'),
   description: nullableText('description', 1000),
   icon: nullableText('icon', 1000),
+  color: nullableText('color', 100),
 })
 export type TagTypeInput = v.InferOutput<typeof tagTypeSchema>
 
