@@ -1,6 +1,7 @@
 import { defaultLimits, type ResourceLimits } from './domain/limits.js'
 import net from 'node:net'
 import path from 'node:path'
+import { isLogLevel, type LogLevel } from './logger.js'
 
 export interface Config {
   port: number
@@ -11,6 +12,10 @@ export interface Config {
   initFrontendTokens: string[]
   snapshotEvery: number
   maxBodyBytes: number
+  // The LMDB map reserved at start (virtual memory); lmdb-js grows it when a commit outgrows it.
+  lmdbMapSize: number | undefined
+  logFormat: 'text' | 'json'
+  logLevel: LogLevel
   allowFallbackHttp: boolean
   publicUrl: string
   metricsFlushMs: number
@@ -134,6 +139,30 @@ const addressList = (value: string | undefined, name: string): string[] => {
   return entries
 }
 
+const sizeUnits: Record<string, number> = { '': 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3, tb: 1024 ** 4 }
+
+// Bytes, or a number with KB, MB, GB or TB (powers of 1024).
+const byteSize = (value: string | undefined, name: string): number | undefined => {
+  if (value === undefined || value === '') return undefined
+  const match = /^(\d+)\s*(kb|mb|gb|tb)?$/i.exec(value.trim())
+  const bytes = match ? Number(match[1]) * sizeUnits[(match[2] ?? '').toLowerCase()] : NaN
+  if (!Number.isSafeInteger(bytes) || bytes < 1024 * 1024) throw new Error(`${name} must be a size of at least 1MB (bytes, or a number with KB, MB, GB or TB), got "${value.slice(0, 40)}"`)
+  return bytes
+}
+
+const logFormat = (value: string | undefined): Config['logFormat'] => {
+  if (value === undefined || value === '' || value === 'text') return 'text'
+  if (value === 'json') return 'json'
+  throw new Error(`LOG_FORMAT must be text or json, got "${value.slice(0, 40)}"`)
+}
+
+const logLevel = (value: string | undefined): LogLevel => {
+  if (value === undefined || value === '') return 'info'
+  const level = value.toLowerCase()
+  if (!isLogLevel(level)) throw new Error(`LOG_LEVEL must be debug, info, warn or error, got "${value.slice(0, 40)}"`)
+  return level
+}
+
 const integer = (value: string | undefined, fallback: number, name: string): number => {
   if (value === undefined || value === '') return fallback
   const n = Number(value)
@@ -153,6 +182,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     initFrontendTokens: scopedTokens(env.INIT_FRONTEND_API_TOKENS, 'INIT_FRONTEND_API_TOKENS'),
     snapshotEvery: integer(env.SNAPSHOT_EVERY, 5000, 'SNAPSHOT_EVERY'),
     maxBodyBytes: integer(env.MAX_BODY_BYTES, 1024 * 1024, 'MAX_BODY_BYTES'),
+    lmdbMapSize: byteSize(env.LMDB_MAP_SIZE, 'LMDB_MAP_SIZE'),
+    logFormat: logFormat(env.LOG_FORMAT),
+    logLevel: logLevel(env.LOG_LEVEL),
     // uWS silently degrades to a pure-JS server when its native binary does not load.
     allowFallbackHttp: env.ALLOW_HTTP_FALLBACK === '1',
     publicUrl: (env.UNLEASH_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),

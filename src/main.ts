@@ -1,29 +1,61 @@
+import { writeFileSync } from 'node:fs'
+import path from 'node:path'
 import { loadConfig } from './config.js'
+import { createLogger } from './logger.js'
 import { startServer } from './server.js'
 
-const config = loadConfig()
-const server = await startServer(config).catch((error: unknown) => {
-  console.error(`could not start: ${error instanceof Error ? error.message : String(error)}`)
+// A stop that is stuck (a hung commit, a disk that does not answer) must not outlive the process
+// manager's patience: past this the process exits non-zero without its snapshots.
+const shutdownDeadlineMs = 10_000
+
+const fail = (message: string): never => {
+  console.error(`could not start: ${message}`)
   process.exit(1)
-})
-if (server.createdAdminToken) {
-  console.log(`Created an admin API token (shown once; keep it): ${server.createdAdminToken}`)
-  console.log(`Try: curl -H "Authorization: ${server.createdAdminToken}" http://${config.host}:${server.port}/api/admin/projects`)
 }
-if (server.createdAdminPassword) {
-  console.log(`Created the user "${config.defaultAdminUsername}" with password (shown once): ${server.createdAdminPassword}`)
+
+const config = (() => {
+  try {
+    return loadConfig()
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error))
+  }
+})()
+const logger = createLogger({ format: config.logFormat, level: config.logLevel })
+const server = await startServer(config, { logger }).catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)))
+
+// The one-time credentials of a first start are how a new user gets in. On a terminal they are printed
+// (the only secrets this process ever prints); with JSON logs, which go to a log pipeline, they are
+// written to a file only the server's user can read, and the log names the file.
+const created = [
+  server.createdAdminToken && `Created an admin API token (shown once; keep it): ${server.createdAdminToken}\nTry: curl -H "Authorization: ${server.createdAdminToken}" http://${config.host}:${server.port}/api/admin/projects`,
+  server.createdAdminPassword && `Created the user "${config.defaultAdminUsername}" with password (shown once): ${server.createdAdminPassword}`,
+].filter(Boolean)
+if (created.length > 0) {
+  if (config.logFormat === 'text') console.log(created.join('\n'))
+  else {
+    const file = path.join(config.dataDir, 'initial-credentials.txt')
+    writeFileSync(file, `${created.join('\n')}\n`, { mode: 0o600 })
+    logger.info('created the first admin credentials; they are in a file readable by this user only', { file })
+  }
 }
-console.log(`listening on http://${config.host}:${server.port} (data in ${config.dataDir}, ${server.replayed} events replayed)`)
+logger.info(`listening on http://${config.host}:${server.port} (data in ${config.dataDir}, ${server.replayed} events replayed)`)
 
 let stopping = false
 const stop = (signal: string) => {
   if (stopping) return
   stopping = true
-  console.log(`${signal}: writing snapshots and stopping`)
+  logger.info(`${signal}: finishing requests in flight, writing snapshots and stopping`)
+  setTimeout(() => {
+    logger.error(`stopping took more than ${shutdownDeadlineMs / 1000} s; exiting without waiting further`)
+    process.exit(1)
+  }, shutdownDeadlineMs).unref()
   server.close().then(
-    () => process.exit(0),
+    () => {
+      logger.info('stopped')
+      process.exit(0)
+    },
     (error: unknown) => {
-      console.error('error while stopping', error)
+      logger.error('error while stopping', error)
       process.exit(1)
     },
   )

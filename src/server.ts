@@ -32,6 +32,7 @@ import { isInstanceEvent } from './domain/instance.js'
 import { emptyInstance } from './domain/instance-state.js'
 import { setLimits } from './domain/limits.js'
 import { RequestMetrics } from './http/request-metrics.js'
+import { createLogger, type Logger } from './logger.js'
 import { startHttpServer, type HttpServer } from './http/server.js'
 import { prometheusRoutes, type SnapshotAge } from './api/prometheus.routes.js'
 import { ServedCounts } from './read/served-counts.js'
@@ -78,8 +79,10 @@ export interface RunningServer {
 }
 
 export interface ServerOptions {
-  // Where replication news goes (connection lost, back, refused); the console by default.
+  // Where replication news goes (connection lost, back, refused); the logger by default.
   say?: (line: string) => void
+  // Where the server's lines go; by default one built from LOG_FORMAT and LOG_LEVEL.
+  logger?: Logger
   // Stamps every command and drives time windows and jobs; tests pass a fake one.
   clock?: () => Date
 }
@@ -103,6 +106,8 @@ const revisionsModel = (revisions: ClientRevisions): ReplayedReadModel => ({
 
 export const startServer = async (config: Config, options: ServerOptions = {}): Promise<RunningServer> => {
   setLimits(config.limits)
+  const logger = options.logger ?? createLogger({ format: config.logFormat, level: config.logLevel })
+  options = { ...options, logger, say: options.say ?? ((line) => logger.info(line)) }
   mkdirSync(config.dataDir, { recursive: true })
   const lock = await lockDataDir(config.dataDir)
   let http: HttpServer | undefined
@@ -116,12 +121,13 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
       maxBodyBytes: config.maxBodyBytes,
       allowFallback: config.allowFallbackHttp,
       metrics: requests,
+      log: (message, error) => logger.error(message, error),
     })
-    log = EventLog.open(config.dataDir)
+    log = EventLog.open(config.dataDir, { mapSize: config.lmdbMapSize })
     const serve = config.replication?.replica ? serveReplica : serveData
     return await serve(config, options, http, log, lock, requests)
   } catch (error) {
-    http?.close()
+    await http?.close()
     await log?.close()
     await lock.release()
     throw error
@@ -137,10 +143,11 @@ interface Core {
   // The log position the state starts from (recovered, or the replica's first snapshot: 0).
   lastId: number
   requests: RequestMetrics
+  logger: Logger
 }
 
 // Everything that answers requests, the same on a writer and on a read replica.
-const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, clock, lastId, requests }: Core) => {
+const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, clock, lastId, requests, logger }: Core) => {
   const readSource = {
     projects: () => registry.committedProjects,
     segments: () => registry.committedInstance.segments,
@@ -187,6 +194,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     sessions,
     activity: new UserActivity(log.side('user-activity')),
     served: new ServedCounts(),
+    logger,
     config,
     clock,
   }
@@ -232,7 +240,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     ...staticRoutes(loadStaticFiles(uiDir() ?? '')),
   ]
   // Metrics and stages are side data: a write that fails (a full disk) is retried at the next flush.
-  const reportWriteFailure = (what: string) => (error: unknown) => console.error(`could not write ${what} to the data directory; retrying at the next flush:`, errorText(error))
+  const reportWriteFailure = (what: string) => (error: unknown) => logger.warn(`could not write ${what} to the data directory; retrying at the next flush`, { error: errorText(error) })
   const flushTimer = setInterval(() => void deps.lastSeen.flush().catch(reportWriteFailure('last-seen times')), config.metricsFlushMs)
   flushTimer.unref()
   const stagesTimer = setInterval(() => void deps.lifecycleStages.flush().catch(reportWriteFailure('lifecycle stages')), config.metricsFlushMs)
@@ -263,7 +271,8 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   const recovered = recover(log, readModels)
   const registry = new Registry(recovered.instance, recovered.projects, recovered.lastId, recovered.changeRequests)
   // A failed commit (a full disk) refuses that write with 503 and rolls decided state back; reads go on.
-  const commitFailed = (error: unknown) => console.error('a log commit failed; the write was refused with 503 and nothing changed:', errorText(error))
+  const logger = options.logger!
+  const commitFailed = (error: unknown) => logger.error('a log commit failed; the write was refused with 503 and nothing changed', undefined, { error: errorText(error) })
   const dispatcher = new Dispatcher(log, registry, () => buildWorld(registry), commitFailed)
   dispatcher.onCommitted((records) => insights.apply(records))
 
@@ -281,7 +290,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   const snapshotWhenDue = () => {
     if (sinceSnapshot < config.snapshotEvery || snapshotting) return
     snapshotting = saveSnapshot()
-      .catch((error: unknown) => console.error('could not write snapshots; the log replays further at the next start:', errorText(error)))
+      .catch((error: unknown) => logger.warn('could not write snapshots; the log replays further at the next start', { error: errorText(error) }))
       .finally(() => {
         snapshotting = undefined
       })
@@ -294,7 +303,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   // A long replay is not repeated at the next start, even one after a crash.
   snapshotWhenDue()
 
-  const settings = streamSettings(config, options.say ?? console.log)
+  const settings = streamSettings(config, options.say!)
   const publisher =
     settings &&
     new LogPublisher(
@@ -313,7 +322,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     }
   }
 
-  const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: recovered.lastId, requests })
+  const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: recovered.lastId, requests, logger })
   // Before bootstrap, so that the events it appends are counted.
   const routes = side.routesWith(insights, replication, () => ({ eventsBehind: sinceSnapshot, writtenAt: snapshotWrittenAt }))
   const { createdAdminToken, createdAdminPassword } = await bootstrap(config, registry, dispatcher)
@@ -329,7 +338,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     replayed: recovered.replayed,
     routes: routeTable(routes),
     close: async () => {
-      http.close()
+      await http.close()
       stopScheduler()
       await potentiallyStale.stop()
       await publisher?.close()
@@ -348,7 +357,7 @@ const replicaServes = (route: Route) => route.access === 'client' || route.acces
 const serveReplica = async (config: Config, options: ServerOptions, http: HttpServer, log: EventLog, lock: DataDirLock, requests: RequestMetrics): Promise<RunningServer> => {
   const replicaOf = config.replication!
   if (log.lastId > 0) throw new Error(`${config.dataDir} holds a writer's log: a read replica needs a data directory of its own`)
-  const say = options.say ?? console.log
+  const say = options.say!
   const clock = options.clock ?? (() => new Date())
   const clientRevisions = new ClientRevisions()
   const readModels = [revisionsModel(clientRevisions)]
@@ -373,7 +382,7 @@ const serveReplica = async (config: Config, options: ServerOptions, http: HttpSe
     apply: (records) => dispatcher.applyCommitted(records as EventRecord[]),
   })
   const replication: Replication = () => replicaDetails(follower.status(), replicaOf.maxLag)
-  const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: 0, requests })
+  const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: 0, requests, logger: options.logger! })
   const insights = new ProjectInsights(clock)
   const routes = side.routesWith(insights, replication, () => ({ eventsBehind: 0, writtenAt: undefined })).map((route) =>
     replicaServes(route)
@@ -398,7 +407,7 @@ const serveReplica = async (config: Config, options: ServerOptions, http: HttpSe
     routes: routeTable(routes),
     close: async () => {
       closed = true
-      http.close()
+      await http.close()
       await follower.close()
       await side.close()
       await log.close()

@@ -38,3 +38,18 @@ t.test('METRICS_ALLOW takes addresses and networks and refuses anything else, na
     t.throws(() => loadConfig({ METRICS_ALLOW: bad }), { message: `METRICS_ALLOW: "${bad}" is not an IP address or network (address/bits)` }, bad)
   }
 })
+
+t.test('LMDB_MAP_SIZE takes bytes or a size with a unit, at least 1MB', async (t) => {
+  t.equal(loadConfig({}).lmdbMapSize, undefined)
+  t.equal(loadConfig({ LMDB_MAP_SIZE: '2GB' }).lmdbMapSize, 2 * 1024 ** 3)
+  t.equal(loadConfig({ LMDB_MAP_SIZE: '512mb' }).lmdbMapSize, 512 * 1024 ** 2)
+  t.equal(loadConfig({ LMDB_MAP_SIZE: '1048576' }).lmdbMapSize, 1048576)
+  for (const bad of ['1KB', 'lots', '-1GB', '1.5GB']) t.throws(() => loadConfig({ LMDB_MAP_SIZE: bad }), /LMDB_MAP_SIZE must be a size of at least 1MB/, bad)
+})
+
+t.test('LOG_FORMAT and LOG_LEVEL take their listed values only', async (t) => {
+  t.match(loadConfig({}), { logFormat: 'text', logLevel: 'info' })
+  t.match(loadConfig({ LOG_FORMAT: 'json', LOG_LEVEL: 'WARN' }), { logFormat: 'json', logLevel: 'warn' })
+  t.throws(() => loadConfig({ LOG_FORMAT: 'xml' }), /LOG_FORMAT must be text or json/)
+  t.throws(() => loadConfig({ LOG_LEVEL: 'verbose' }), /LOG_LEVEL must be debug, info, warn or error/)
+})

@@ -374,7 +374,7 @@ export const startChangeRequestScheduler = (deps: ApiDeps, intervalMs: number) =
         }
       }
     } catch (error) {
-      console.error('change request scheduler', error)
+      deps.logger.error('the change request scheduler failed; it tries again at its next tick', error)
     } finally {
       busy = false
     }

@@ -12,6 +12,7 @@ import type { EventLog } from '../store/log.js'
 import type { Applications } from '../read/applications.js'
 import type { Sessions } from '../read/sessions.js'
 import type { ServedCounts } from '../read/served-counts.js'
+import type { Logger } from '../logger.js'
 import type { UserActivity } from '../read/user-activity.js'
 
 export interface ApiDeps {
@@ -27,6 +28,7 @@ export interface ApiDeps {
   sessions: Sessions
   activity: UserActivity
   served: ServedCounts
+  logger: Logger
   config: Config
   clock: () => Date
 }

@@ -28,7 +28,9 @@ export interface HttpServer {
   port: number
   // The port is taken before anything else starts; until then every request is answered 503.
   serve(routes: Route[], authenticator: Authenticator): void
-  close(): void
+  // Stops listening, answers 503 to requests on open connections, waits for the requests in flight
+  // (a write is answered after its commit), then closes every connection.
+  close(): Promise<void>
 }
 
 const methods = new Set<string>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
@@ -50,6 +52,15 @@ export const isNativeUws = (): boolean => String(uWS.App).includes('[native code
 class TooLarge extends DomainError {
   constructor(limit: number) {
     super('PayloadTooLargeError', `The request body is larger than the limit of ${limit} bytes.`)
+  }
+}
+
+const stopGraceMs = 5000
+
+// Every request that arrives while the server stops: 503, and the connection is closed after it.
+class ShuttingDown extends DomainError {
+  constructor() {
+    super('ServiceUnavailableError', 'The server is shutting down.')
   }
 }
 
@@ -229,6 +240,15 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     if (metrics) metrics.record(state.slots ?? unmatched!, reply.status, (performance.now() - state.started) / 1000)
   }
 
+  // Requests answered after their uWS callback (bodies, commits): a stop waits for them.
+  let inFlight = 0
+  let stopping = false
+  let allSettled: (() => void) | undefined
+  const settled = () => {
+    inFlight--
+    if (inFlight === 0) allSettled?.()
+  }
+
   const handle = async (res: uWS.HttpResponse, state: RequestState, request: Request, route: Route, cors: Record<string, string> | undefined) => {
     try {
       if (route.body && (request.method === 'POST' || request.method === 'PUT' || request.method === 'PATCH')) {
@@ -248,7 +268,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
 
   const sendError = (res: uWS.HttpResponse, state: RequestState, error: unknown, cors: Record<string, string> | undefined) => {
     if (error instanceof DomainError) {
-      send(res, state, errorReply(error), cors, error instanceof TooLarge)
+      send(res, state, errorReply(error), cors, error instanceof TooLarge || error instanceof ShuttingDown)
       return
     }
     log('unexpected error while handling a request', error)
@@ -281,6 +301,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
 
     try {
       if (!serving) throw new DomainError('ServiceUnavailableError', 'The server is starting; try again in a moment.')
+      if (stopping) throw new ShuttingDown()
       const { router, corsPaths, authenticator } = serving
       if (verb === 'OPTIONS') {
         const corsMatch = corsPaths.match('GET', path)
@@ -318,7 +339,10 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
         const etagged = route.access === 'admin' && method === 'GET'
         if (reply instanceof Promise) {
           const later = (request.state = answerLater())
-          reply.then((r) => send(res, later, etagged ? withEtag(r, headers['if-none-match']) : r, cors), (e) => sendError(res, later, e, cors))
+          inFlight++
+          reply
+            .then((r) => send(res, later, etagged ? withEtag(r, headers['if-none-match']) : r, cors), (e) => sendError(res, later, e, cors))
+            .finally(settled)
         } else if (reply.stream) send(res, (request.state = answerLater()), reply, cors)
         else send(res, state, etagged ? withEtag(reply, headers['if-none-match']) : reply, cors)
         return
@@ -326,7 +350,8 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       // The address is read from the connection, which an awaited body may outlive.
       void request.remoteAddress
       request.state = answerLater()
-      void handle(res, request.state, request, route, cors)
+      inFlight++
+      void handle(res, request.state, request, route, cors).finally(settled)
     } catch (error) {
       // A refused browser request still needs CORS headers, or the page sees a CORS failure, not the 401.
       sendError(res, state, error, cors)
@@ -355,8 +380,18 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
             authenticator,
           }
         },
-        close: () => {
+        close: async () => {
+          if (stopping) return
+          stopping = true
           uWS.us_listen_socket_close(listenSocket)
+          // A client that never finishes sending its body must not hold the stop: past the grace, its
+          // connection is closed with the rest.
+          if (inFlight > 0) await new Promise<void>((resolve) => {
+            allSettled = resolve
+            setTimeout(resolve, stopGraceMs).unref()
+          })
+          // The typings of this build lack close(), which the native App has: it closes every connection.
+          ;(app as unknown as { close(): void }).close()
         },
       })
     })

@@ -58,6 +58,8 @@ export type ChainCheck = ({ ok: true } & ChainHead) | { ok: false; id: number; p
 export interface EventLogOptions {
   // For tools that read a log a running server may be writing (verify, backup).
   readOnly?: boolean
+  // Bytes of address space reserved for the map at open; lmdb-js grows it when a commit outgrows it.
+  mapSize?: number
   // Runs inside every write transaction before anything is written; throwing fails that commit as a
   // full or failing disk would. For tests.
   writeGate?: () => void
@@ -96,7 +98,7 @@ export class EventLog {
 
   static open(path: string, options: EventLogOptions = {}): EventLog {
     // `path` is a directory; lmdb would take a name with a dot (`flags.v2`) for a single file.
-    const root = open({ path, compression: false, noSubdir: false, maxDbs: 64, readOnly: options.readOnly ?? false })
+    const root = open({ path, compression: false, noSubdir: false, maxDbs: 64, readOnly: options.readOnly ?? false, ...(options.mapSize && { mapSize: options.mapSize }) })
     const log = root.openDB<StoredRecord, number>({ name: 'log', keyEncoding: 'uint32' })
     const index = root.openDB<null, [string, number]>({ name: 'log-index' })
     const snapshots = root.openDB<Buffer, string>({ name: 'snapshots', encoding: 'binary' })

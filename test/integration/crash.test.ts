@@ -131,7 +131,7 @@ t.test('a restart after a clean SIGTERM comes back from the snapshot with the sa
   const before = await observe(first, sdkToken)
   t.ok(before.features.length > 150)
   t.equal(await first.stop(), 0, 'SIGTERM exits 0')
-  t.match(first.output(), /SIGTERM: writing snapshots and stopping/)
+  t.match(first.output(), /SIGTERM: finishing requests in flight, writing snapshots and stopping/)
   const second = await startChild(t)
   t.equal(replayedOf(second), 0, 'nothing replayed: the snapshot is current')
   t.same(await observe(second, sdkToken), before, 'the same state')

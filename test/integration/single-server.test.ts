@@ -86,7 +86,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     npm.kill(signal)
     await exited
     t.ok(await waitUntil(() => !isAlive(serverPid), 15_000), 'the server stopped with npm')
-    t.match(output, `${signal}: writing snapshots and stopping`, 'the server stopped cleanly')
+    t.match(output, `${signal}: finishing requests in flight, writing snapshots and stopping`, 'the server stopped cleanly')
     t.notOk(existsSync(path.join(dataDir, 'server.lock')), 'and released its lock')
   })
 }
