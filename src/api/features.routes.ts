@@ -9,9 +9,12 @@ import {
   createFeatureSchema,
   featureNamesSchema,
   jsonPatchSchema,
+  revertFeatureSchema,
   updateFeatureSchema,
   validateFeatureNameSchema,
 } from '../schemas/features.js'
+import { worldAt } from '../actors/recovery.js'
+import { buildTagWorld } from '../actors/tag-world.js'
 import { buildWorld } from '../actors/world.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { committedFeature, committedProject, locateFeature, viewContext } from './lookups.js'
@@ -176,6 +179,31 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
         req.authorize('MOVE_FEATURE_TOGGLE', newProjectId)
         await deps.dispatcher.moveFeature(req.params.projectId, newProjectId, req.params.featureName, metaOf(deps, req))
         return empty(200)
+      },
+    },
+    {
+      method: 'POST',
+      path: `${featurePath}/revert`,
+      access: 'admin',
+      permission: 'UPDATE_FEATURE',
+      body: true,
+      handler: async (req) => {
+        const { toEventId } = parse(revertFeatureSchema, req.body)
+        const newest = deps.registry.lastCommittedId
+        if (toEventId > newest) throw badData(`"toEventId": there is no event ${toEventId}; the newest is ${newest}`)
+        const { projectId, featureName } = req.params
+        const project = committedProject(deps, projectId)
+        const past = worldAt(deps.log, { id: toEventId })
+        const newStrategyIds = Object.fromEntries([...project.environments.keys()].map((env) => [env, randomUUID()]))
+        await deps.dispatcher.toProject(projectId, {
+          type: 'feature.revert',
+          past: pastFeature(past, projectId, featureName),
+          pastEventId: past.lastId,
+          newStrategyIds,
+          tags: buildTagWorld(deps.registry),
+          meta: metaOf(deps, req),
+        })
+        return json(view(projectId, featureName, req))
       },
     },
     { method: 'GET', path: '/api/admin/archive/features', access: 'admin', handler: () => archivedList(() => true) },

@@ -2,6 +2,7 @@ import type { CreateFeature, JsonPatch, UpdateFeature, UpdateFeatureStrategy } f
 import type { CreateProject, ProjectEnvironmentInput, UpdateProject } from '../schemas/projects.js'
 import type { CreateFeatureStrategy, FeatureVariant } from '../schemas/shared.js'
 import { decideAddDependency, decideRemoveDependency } from './dependencies.js'
+import { decideRevert, type RevertRequest } from './feature-revert.js'
 import { decideMoveIn, decideMoveOut, evolveFeatureMove } from './feature-move.js'
 import { decideAccess, emptyAccess, evolveAccess, type AccessCommand } from './project-access.js'
 import { decideSetEnvironmentVariants, decideSetLegacyVariants } from './feature-variants.js'
@@ -67,6 +68,7 @@ export type ProjectCommand = WithMeta<
   | AccessCommand
   | CurationCommand
   | { type: 'batch'; commands: ProjectCommand[] }
+  | ({ type: 'feature.revert' } & RevertRequest)
   | { type: 'changeRequestConfig.set'; environment: string; changeRequestsEnabled: boolean; requiredApprovals: number }
 >
 
@@ -79,6 +81,10 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
   switch (command.type) {
     case 'batch':
       return decideBatch(state, command.commands)
+    case 'feature.revert': {
+      const commands = decideRevert(state, command, meta, world)
+      return commands.ok ? decideBatch(state, commands.value) : commands
+    }
     case 'changeRequestConfig.set':
       return decideChangeRequestConfig(state, command.environment, command.changeRequestsEnabled, command.requiredApprovals, meta)
     case 'project.create':

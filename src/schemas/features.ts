@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { boundedString, createFeatureStrategySchema, nullableText, tagSchema, urlFriendlyName } from './shared.js'
+import { boundedString, closedObject, createFeatureStrategySchema, nullableText, tagSchema, urlFriendlyName } from './shared.js'
 
 export const featureTypes = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const
 
@@ -54,6 +54,11 @@ export const strategySortOrderSchema = v.pipe(
   v.array(v.object({ id: boundedString('id', 100), sortOrder: v.pipe(v.number('"sortOrder" must be a number'), v.safeInteger('"sortOrder" must be an integer')) })),
   v.maxLength(1000),
 )
+
+// POST …/features/:featureName/revert: ours, not Unleash's.
+export const revertFeatureSchema = closedObject({
+  toEventId: v.pipe(v.number('"toEventId" must be an event id'), v.safeInteger('"toEventId" must be an event id'), v.minValue(1, '"toEventId" must be an event id of 1 or more')),
+})
 
 // POST …/features/:featureName/changeProject
 export const changeProjectSchema = v.object({
