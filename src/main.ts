@@ -62,3 +62,7 @@ const stop = (signal: string) => {
 }
 process.on('SIGINT', () => stop('SIGINT'))
 process.on('SIGTERM', () => stop('SIGTERM'))
+// A write past the file-size limit must fail that commit (503), not end the process. Node ignores
+// SIGXFSZ, but a module preloaded through NODE_OPTIONS (an APM agent, a test runner) may catch it and
+// re-raise it when it is the only listener: this listener keeps it from being the only one.
+process.on('SIGXFSZ', () => undefined)

@@ -42,6 +42,13 @@ const storedIndexKey = (key: string): string =>
   Buffer.byteLength(key) <= maxIndexKeyBytes && !key.includes('\u0000') ? key : `sha256:${createHash('sha256').update(key).digest('hex')}`
 const manifestKey = '\u0000manifest'
 
+// lmdb-js rejects a failed commit with a generic error whose `commitError` promise rejects with the
+// cause (a full disk, say); nothing else awaits that promise, so it is settled here.
+const settleCommitError = (error: unknown): void => {
+  const cause = (error as { commitError?: unknown } | null)?.commitError
+  if (cause instanceof Promise) cause.catch(() => undefined)
+}
+
 // The tamper-evident chain: hash(n) = sha256(hash(n-1) ‖ canonical JSON of record n); the first link
 // hashes 32 zero bytes in place of a previous hash.
 const genesis: Buffer = Buffer.alloc(32)
@@ -98,7 +105,18 @@ export class EventLog {
 
   static open(path: string, options: EventLogOptions = {}): EventLog {
     // `path` is a directory; lmdb would take a name with a dot (`flags.v2`) for a single file.
-    const root = open({ path, compression: false, noSubdir: false, maxDbs: 64, readOnly: options.readOnly ?? false, ...(options.mapSize && { mapSize: options.mapSize }) })
+    // Every write goes through an explicit transaction, so lmdb-js's batching of loose writes per event
+    // turn is off: its batch promise, which nothing awaits, would be an unhandled rejection (and end the
+    // process) the first time a commit fails on a full disk.
+    const root = open({
+      path,
+      compression: false,
+      noSubdir: false,
+      maxDbs: 64,
+      eventTurnBatching: false,
+      readOnly: options.readOnly ?? false,
+      ...(options.mapSize && { mapSize: options.mapSize }),
+    })
     const log = root.openDB<StoredRecord, number>({ name: 'log', keyEncoding: 'uint32' })
     const index = root.openDB<null, [string, number]>({ name: 'log-index' })
     const snapshots = root.openDB<Buffer, string>({ name: 'snapshots', encoding: 'binary' })
@@ -152,6 +170,7 @@ export class EventLog {
           for (const append of batch) append.settle()
         },
         (error: unknown) => {
+          settleCommitError(error)
           const lost = [...batch, ...this.queue]
           this.queue = []
           this.nextId = this.committedId + 1
@@ -244,12 +263,17 @@ export class EventLog {
 
   // All entries and the manifest go in one transaction, so a crash leaves the old set or the new one.
   async saveSnapshots(format: number, entries: SnapshotEntry[]): Promise<void> {
-    await this.root.transaction(() => {
-      for (const entry of entries) {
-        this.snapshots.put(entry.key, snapshotCodec.pack({ lastId: entry.lastId, state: entry.state }))
-      }
-      this.snapshots.put(manifestKey, snapshotCodec.pack({ format, keys: entries.map((e) => e.key) }))
-    })
+    await this.root
+      .transaction(() => {
+        for (const entry of entries) {
+          this.snapshots.put(entry.key, snapshotCodec.pack({ lastId: entry.lastId, state: entry.state }))
+        }
+        this.snapshots.put(manifestKey, snapshotCodec.pack({ format, keys: entries.map((e) => e.key) }))
+      })
+      .catch((error: unknown) => {
+        settleCommitError(error)
+        throw error
+      })
   }
 
   // Undefined when the set is missing, of another format or unreadable: the caller replays from the start.

@@ -20,6 +20,9 @@ export interface TestServerOptions {
   adminToken?: string | null
   // Extra environment (METRICS_FLUSH_MS, SNAPSHOT_EVERY, INIT_CLIENT_API_TOKENS, ...).
   env?: Record<string, string>
+  // Child only: the soft limit on the size of any file it writes (`ulimit -S -f`, in KiB): a disk that
+  // fills up, which `prlimit` can raise while it runs.
+  fileSizeLimitKb?: number
 }
 
 export interface TestServer {
@@ -104,9 +107,13 @@ const startInProcess = async (dataDir: string, env: Record<string, string>, admi
 const listeningLine = /listening on http:\/\/([^\s:/]+):(\d+)/
 const createdTokenLine = /Created an admin API token[^:]*: (\S+)/
 
-const startChild = (dataDir: string, env: Record<string, string>, adminToken: string | null): Promise<TestServer> => {
+const startChild = (dataDir: string, env: Record<string, string>, adminToken: string | null, fileSizeLimitKb?: number): Promise<TestServer> => {
   if (!existsSync(builtMain)) return Promise.reject(new Error(`${builtMain} is missing: run \`npx tsc -p .\` first`))
-  const child: ChildProcess = spawn(process.execPath, [builtMain], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe']
+  const child: ChildProcess =
+    fileSizeLimitKb === undefined
+      ? spawn(process.execPath, [builtMain], { env, stdio })
+      : spawn('/bin/sh', ['-c', `ulimit -S -f ${fileSizeLimitKb} && exec "$0" "$1"`, process.execPath, builtMain], { env, stdio })
   let output = ''
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ? null : code)))
   let hasExited = false
@@ -170,7 +177,7 @@ export const startTestServer = async (t: Test, options: TestServerOptions = {}):
   const adminToken = options.adminToken === undefined ? randomAdminToken() : options.adminToken
   const env = serverEnv(dataDir, adminToken, options.env ?? {})
   const mode = options.mode ?? 'in-process'
-  const server = mode === 'child' ? await startChild(dataDir, env, adminToken) : await startInProcess(dataDir, env, adminToken)
+  const server = mode === 'child' ? await startChild(dataDir, env, adminToken, options.fileSizeLimitKb) : await startInProcess(dataDir, env, adminToken)
   serversByDir.get(dataDir)?.add(server)
   t.teardown(() => server.stop())
   return server

@@ -1,7 +1,9 @@
-import { statSync, readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, statSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { api, createApiToken, createFeature, expectOk, getFeature, request } from '../helpers/admin-api.js'
+import { api, type ApiResult, createApiToken, createFeature, expectOk, getFeature, request } from '../helpers/admin-api.js'
+import { runLogCli } from '../helpers/log-cli.js'
 import { login, sessionOf } from '../helpers/people.js'
 import { makeDataDir, randomAdminToken, startTestServer } from '../helpers/server.js'
 
@@ -106,4 +108,46 @@ t.test('LMDB_MAP_SIZE sets the map reserved at start; a log that outgrows it kee
   const again = await startTestServer(t, { mode: 'child', dataDir, adminToken })
   const variants = (await getFeature(again, 'default', 'heavy')).body.environments.find((e: { name: string }) => e.name === 'development').variants
   t.equal(variants[0].payload.value.slice(0, 2), '19', 'the last write is there after a restart')
+})
+
+t.test('a full disk: writes answer 503 and change nothing, reads go on, and once there is room again writes work and nothing acknowledged is lost', async (t) => {
+  if (!existsSync('/usr/bin/prlimit')) {
+    console.error('\n*** NOT RUN: the full-disk test needs prlimit (util-linux) to give the server room again ***\n')
+    t.pass('skipped: prlimit is missing')
+    return
+  }
+  const dataDir = makeDataDir(t)
+  const adminToken = randomAdminToken()
+  // The data file may not grow past 1 MiB: a disk that is full (tap's hooks, preloaded into the child,
+  // catch the SIGXFSZ that comes with it: the server must not die of it).
+  const server = await startTestServer(t, { mode: 'child', dataDir, adminToken, fileSizeLimitKb: 1024 })
+  const acknowledged: string[] = []
+  const description = 'x'.repeat(3000)
+  let refused: ApiResult | undefined
+  for (let i = 0; i < 1000 && !refused; i++) {
+    const res = await createFeature(server, 'default', { name: `flag-${i}`, description })
+    if (res.status === 201) acknowledged.push(`flag-${i}`)
+    else refused = res
+  }
+  t.ok(acknowledged.length > 10, `${acknowledged.length} writes went through before the disk was full`)
+  t.equal(refused?.status, 503, 'the write that does not fit is refused with 503')
+  t.equal(refused?.body.name, 'ServiceUnavailableError')
+  t.equal(refused?.body.message, 'The change could not be stored (is the disk full?); nothing was changed. Try again later.')
+  t.match(server.output(), 'a log commit failed; the write was refused with 503 and nothing changed', 'a log line says so')
+
+  const listed = expectOk(await api(server, 'GET', '/api/admin/projects/default/features'), 'reads are served').body.features.map((f: { name: string }) => f.name)
+  t.same(listed.sort(), [...acknowledged].sort(), 'every acknowledged flag, and not the refused one')
+
+  execFileSync('/usr/bin/prlimit', ['--pid', String(server.pid), '--fsize=unlimited:'])
+  for (let i = 0; i < 20; i++) {
+    const name = `after-${i}`
+    expectOk(await createFeature(server, 'default', { name, description }), `write ${name} once there is room`)
+    acknowledged.push(name)
+  }
+
+  t.equal(await server.stop(), 0, 'stops cleanly')
+  t.equal((await runLogCli(['verify', '--data-dir', dataDir])).code, 0, 'the log verifies')
+  const again = await startTestServer(t, { mode: 'child', dataDir, adminToken })
+  const restored = expectOk(await api(again, 'GET', '/api/admin/projects/default/features'), 'after a restart').body.features.map((f: { name: string }) => f.name)
+  t.same(restored.sort(), [...acknowledged].sort(), 'nothing acknowledged was lost')
 })
