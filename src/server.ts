@@ -246,7 +246,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
       ...projectOverviewRoutes(deps, insights),
       ...exportImportRoutes(deps),
       ...staticRoutes(loadStaticFiles(uiDir() ?? '')),
-      ]
+    ]
     return [...routes, ...openApiRoutes(routes, packageVersion())]
   }
   // Metrics and stages are side data: a write that fails (a full disk) is retried at the next flush.

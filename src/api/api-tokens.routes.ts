@@ -53,6 +53,7 @@ export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: ['CREATE_CLIENT_API_TOKEN', 'CREATE_FRONTEND_API_TOKEN'],
     body: true,
+    docs: { body: createApiTokenSchema },
     handler: async (req) => {
       const input = parse(createApiTokenSchema, req.body)
       req.authorize(permissionFor('CREATE', input.type))
@@ -71,6 +72,7 @@ export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: ['UPDATE_CLIENT_API_TOKEN', 'UPDATE_FRONTEND_API_TOKEN'],
     body: true,
+    docs: { body: updateApiTokenSchema },
     handler: async (req) => {
       const { secretHash, token } = tokenNamed(deps, req.params.token)
       if (token) req.authorize(permissionFor('UPDATE', token.type))

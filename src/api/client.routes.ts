@@ -220,6 +220,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
     path: '/api/client/register',
     access: 'client',
     body: true,
+    docs: { body: clientRegisterSchema },
     handler: async (req) => {
       const input = parse(clientRegisterSchema, req.body)
       const now = deps.clock().toISOString()
@@ -244,6 +245,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
     path: '/api/client/metrics',
     access: 'client',
     body: true,
+    docs: { body: clientMetricsSchema },
     handler: (req) => {
       const input = parse(clientMetricsSchema, req.body)
       const environment = metricsEnvironment(req.principal!)
@@ -259,6 +261,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
     path: '/api/client/metrics/bulk',
     access: 'client',
     body: true,
+    docs: { body: clientBulkMetricsSchema },
     handler: (req) => {
       const input = parse(clientBulkMetricsSchema, req.body)
       const principal = req.principal!

@@ -35,6 +35,7 @@ export const environmentRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       body: true,
+      docs: { body: createEnvironmentSchema },
       handler: async (req) => {
         const input = parse(createEnvironmentSchema, req.body)
         await deps.dispatcher.toInstance({ type: 'environment.create', input, meta: metaOf(deps, req) })
@@ -48,6 +49,7 @@ export const environmentRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       body: true,
+      docs: { body: updateEnvironmentSchema },
       handler: async (req) => {
         const input = parse(updateEnvironmentSchema, req.body)
         await deps.dispatcher.toInstance({ type: 'environment.update', name: req.params.name, input, meta: metaOf(deps, req) })

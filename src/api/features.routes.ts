@@ -81,6 +81,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'CREATE_FEATURE',
       body: true,
+      docs: { body: createFeatureSchema },
       handler: async (req) => {
         const input = parse(createFeatureSchema, req.body)
         // Unleash's wording for a missing project (SEMANTICS 11.1).
@@ -106,6 +107,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE',
       body: true,
+      docs: { body: updateFeatureSchema },
       handler: async (req) => {
         const input = parse(updateFeatureSchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.update', name: req.params.featureName, input, meta: metaOf(deps, req) })
@@ -118,6 +120,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE',
       body: true,
+      docs: { body: jsonPatchSchema },
       handler: async (req) => {
         const patch = parse(jsonPatchSchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.patch', name: req.params.featureName, patch, meta: metaOf(deps, req) })
@@ -139,6 +142,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       path: '/api/admin/features/validate',
       access: 'admin',
       body: true,
+      docs: { body: validateFeatureNameSchema },
       handler: (req) => {
         const { name, projectId } = parse(validateFeatureNameSchema, req.body)
         const error = checkNewFeatureName(name, buildWorld(deps.registry))
@@ -170,6 +174,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'MOVE_FEATURE_TOGGLE',
       body: true,
+      docs: { body: changeProjectSchema },
       handler: async (req) => {
         const { newProjectId } = parse(changeProjectSchema, req.body)
         // SEMANTICS 11.4: MOVE_FEATURE_TOGGLE in both projects; the route checked the source.
@@ -187,9 +192,9 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
     },
     { method: 'POST', path: '/api/admin/archive/revive/:featureName', access: 'admin', handler: single('feature.revive') },
     { method: 'DELETE', path: '/api/admin/archive/:featureName', access: 'admin', handler: single('feature.delete') },
-    { method: 'POST', path: '/api/admin/projects/:projectId/archive', access: 'admin', permission: 'DELETE_FEATURE', body: true, handler: bulk('feature.archive', 202) },
-    { method: 'POST', path: '/api/admin/projects/:projectId/revive', access: 'admin', permission: 'UPDATE_FEATURE', body: true, handler: bulk('feature.revive', 200) },
-    { method: 'POST', path: '/api/admin/projects/:projectId/delete', access: 'admin', permission: 'DELETE_FEATURE', body: true, handler: bulk('feature.delete', 200) },
+    { method: 'POST', path: '/api/admin/projects/:projectId/archive', access: 'admin', permission: 'DELETE_FEATURE', body: true, docs: { body: featureNamesSchema }, handler: bulk('feature.archive', 202) },
+    { method: 'POST', path: '/api/admin/projects/:projectId/revive', access: 'admin', permission: 'UPDATE_FEATURE', body: true, docs: { body: featureNamesSchema }, handler: bulk('feature.revive', 200) },
+    { method: 'POST', path: '/api/admin/projects/:projectId/delete', access: 'admin', permission: 'DELETE_FEATURE', body: true, docs: { body: featureNamesSchema }, handler: bulk('feature.delete', 200) },
     {
       method: 'POST',
       path: `${featurePath}/environments/:environment/on`,

@@ -77,6 +77,7 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
       access: 'frontend',
       cors: true,
       body: true,
+      docs: { body: frontendRequestSchema },
       handler: (req) => {
         const sent = req.body as { context?: { sessionId?: unknown; remoteAddress?: unknown } } | undefined
         const given = typeof sent?.context === 'object' ? sent.context : undefined
@@ -90,6 +91,7 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
       access: 'frontend',
       cors: true,
       body: true,
+      docs: { body: clientRegisterSchema },
       handler: async (req) => {
         await recordApplication(deps, req, parse(clientRegisterSchema, req.body))
         return empty(200)

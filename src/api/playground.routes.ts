@@ -17,6 +17,7 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
     path: '/api/admin/playground',
     access: 'admin',
     body: true,
+    docs: { body: playgroundRequestSchema },
     handler: (req) => {
       const input = parse(playgroundRequestSchema, req.body)
       // Before any evaluator is built: one is kept per environment evaluated.

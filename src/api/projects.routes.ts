@@ -33,6 +33,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: 'CREATE_PROJECT',
     body: true,
+    docs: { body: createProjectSchema },
     handler: async (req) => {
       const input = parse(createProjectSchema, req.body)
       const id = input.id ?? freeProjectId(deps, input.name)
@@ -58,6 +59,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: 'UPDATE_PROJECT',
     body: true,
+    docs: { body: updateProjectSchema },
     handler: async (req) => {
       const input = parse(updateProjectSchema, req.body)
       await deps.dispatcher.toProject(req.params.projectId, { type: 'project.update', input, meta: metaOf(deps, req) })
@@ -80,6 +82,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: 'UPDATE_PROJECT',
     body: true,
+    docs: { body: projectEnvironmentSchema },
     handler: async (req) => {
       const input = parse(projectEnvironmentSchema, req.body)
       const defaultStrategy = input.defaultStrategy ?? null
@@ -107,6 +110,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: 'UPDATE_PROJECT',
     body: true,
+    docs: { body: createFeatureStrategySchema },
     handler: async (req) => {
       const strategy = parse(createFeatureStrategySchema, req.body)
       await deps.dispatcher.toProject(req.params.projectId, {

@@ -64,6 +64,7 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'CREATE_SEGMENT',
       body: true,
+      docs: { body: upsertSegmentSchema },
       handler: async (req) => {
         const input = parse(upsertSegmentSchema, req.body)
         const [event] = await deps.dispatcher.toInstance({ type: 'segment.create', input, world: world(), meta: metaOf(deps, req) })
@@ -77,6 +78,7 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_SEGMENT',
       body: true,
+      docs: { body: upsertSegmentSchema },
       handler: async (req) => {
         const { id } = parse(idParams, req.params, 'params')
         const input = parse(upsertSegmentSchema, req.body)

@@ -71,6 +71,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'CREATE_FEATURE_STRATEGY',
       body: true,
+      docs: { body: createFeatureStrategySchema },
       handler: async (req) => {
         const input = parse(createFeatureStrategySchema, req.body)
         const id = randomUUID()
@@ -91,6 +92,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_STRATEGY',
       body: true,
+      docs: { body: strategySortOrderSchema },
       handler: async (req) => {
         const order = parse(strategySortOrderSchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, {
@@ -115,6 +117,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_STRATEGY',
       body: true,
+      docs: { body: updateFeatureStrategySchema },
       handler: (req) => update(req, parse(updateFeatureStrategySchema, req.body)),
     },
     {
@@ -123,6 +126,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_STRATEGY',
       body: true,
+      docs: { body: jsonPatchSchema },
       handler: (req) => {
         const patch = parse(jsonPatchSchema, req.body)
         const { strategy } = strategyOf(req)

@@ -62,6 +62,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
       body: true,
+      docs: { body: featureVariantsSchema },
       handler: (req) => write(req, parse(featureVariantsSchema, req.body)),
     },
     {
@@ -70,6 +71,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
       body: true,
+      docs: { body: jsonPatchSchema },
       handler: (req) => write(req, parse(featureVariantsSchema, patched(current(req), parse(jsonPatchSchema, req.body)))),
     },
     {
@@ -78,6 +80,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
       body: true,
+      docs: { body: variantsBatchSchema },
       handler: async (req) => {
         const input = parse(variantsBatchSchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, {
@@ -103,6 +106,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_VARIANTS',
       body: true,
+      docs: { body: featureVariantsSchema },
       handler: (req) => writeLegacy(req, parse(featureVariantsSchema, req.body)),
     },
     {
@@ -111,6 +115,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_VARIANTS',
       body: true,
+      docs: { body: jsonPatchSchema },
       handler: (req) => writeLegacy(req, parse(featureVariantsSchema, patched(legacy(req), parse(jsonPatchSchema, req.body)))),
     },
   ]
