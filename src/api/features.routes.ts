@@ -17,6 +17,7 @@ import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { committedFeature, committedProject, locateFeature, viewContext } from './lookups.js'
 import { parse } from './parse.js'
 import { pastFeature, pastProject, pastViewContext, pastWorld } from './history.js'
+import { featureDataResponse, featureEnvironmentResponse, featureResponse, featuresResponse } from '../schemas/responses.js'
 
 const featurePath = '/api/admin/projects/:projectId/features/:featureName'
 
@@ -68,6 +69,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: '/api/admin/projects/:projectId/features',
       access: 'admin',
+      docs: { responses: { 200: featuresResponse } },
       handler: (req) => {
         const project = committedProject(deps, req.params.projectId)
         const ctx = viewContext(deps, project, req)
@@ -81,7 +83,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'CREATE_FEATURE',
       body: true,
-      docs: { body: createFeatureSchema },
+      docs: { body: createFeatureSchema, responses: { 201: featureDataResponse } },
       handler: async (req) => {
         const input = parse(createFeatureSchema, req.body)
         // Unleash's wording for a missing project (SEMANTICS 11.1).
@@ -94,6 +96,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: featurePath,
       access: 'admin',
+      docs: { query: { at: 'A past moment (ISO 8601): the flag as it was then' }, responses: { 200: featureResponse } },
       handler: (req) => {
         const past = pastWorld(deps, req)
         if (!past) return json(view(req.params.projectId, req.params.featureName, req))
@@ -107,7 +110,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE',
       body: true,
-      docs: { body: updateFeatureSchema },
+      docs: { body: updateFeatureSchema, responses: { 200: featureDataResponse } },
       handler: async (req) => {
         const input = parse(updateFeatureSchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.update', name: req.params.featureName, input, meta: metaOf(deps, req) })
@@ -120,7 +123,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE',
       body: true,
-      docs: { body: jsonPatchSchema },
+      docs: { body: jsonPatchSchema, responses: { 200: featureDataResponse } },
       handler: async (req) => {
         const patch = parse(jsonPatchSchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.patch', name: req.params.featureName, patch, meta: metaOf(deps, req) })
@@ -132,6 +135,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       path: featurePath,
       access: 'admin',
       permission: 'DELETE_FEATURE',
+      docs: { responses: { 202: null } },
       handler: async (req) => {
         await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.archive', names: [req.params.featureName], meta: metaOf(deps, req) })
         return empty(202)
@@ -159,6 +163,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: '/api/admin/features',
       access: 'admin',
+      docs: { responses: { 200: featuresResponse } },
       handler: (req) => {
         const features = []
         for (const project of deps.registry.committedProjects.values()) {
@@ -183,16 +188,17 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
         return empty(200)
       },
     },
-    { method: 'GET', path: '/api/admin/archive/features', access: 'admin', handler: () => archivedList(() => true) },
+    { method: 'GET', path: '/api/admin/archive/features', access: 'admin', docs: { responses: { 200: featuresResponse } }, handler: () => archivedList(() => true) },
     {
       method: 'GET',
       path: '/api/admin/archive/features/:projectId',
       access: 'admin',
+      docs: { responses: { 200: featuresResponse } },
       handler: (req) => archivedList((f) => f.project === req.params.projectId),
     },
     { method: 'POST', path: '/api/admin/archive/revive/:featureName', access: 'admin', handler: single('feature.revive') },
     { method: 'DELETE', path: '/api/admin/archive/:featureName', access: 'admin', handler: single('feature.delete') },
-    { method: 'POST', path: '/api/admin/projects/:projectId/archive', access: 'admin', permission: 'DELETE_FEATURE', body: true, docs: { body: featureNamesSchema }, handler: bulk('feature.archive', 202) },
+    { method: 'POST', path: '/api/admin/projects/:projectId/archive', access: 'admin', permission: 'DELETE_FEATURE', body: true, docs: { body: featureNamesSchema, responses: { 202: null } }, handler: bulk('feature.archive', 202) },
     { method: 'POST', path: '/api/admin/projects/:projectId/revive', access: 'admin', permission: 'UPDATE_FEATURE', body: true, docs: { body: featureNamesSchema }, handler: bulk('feature.revive', 200) },
     { method: 'POST', path: '/api/admin/projects/:projectId/delete', access: 'admin', permission: 'DELETE_FEATURE', body: true, docs: { body: featureNamesSchema }, handler: bulk('feature.delete', 200) },
     {
@@ -200,6 +206,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       path: `${featurePath}/environments/:environment/on`,
       access: 'admin',
       permission: 'UPDATE_FEATURE_ENVIRONMENT',
+      docs: { query: { shouldActivateDisabledStrategies: '"true" turns the disabled strategies on too' }, responses: { 200: null } },
       handler: toggle(true),
     },
     {
@@ -207,12 +214,14 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       path: `${featurePath}/environments/:environment/off`,
       access: 'admin',
       permission: 'UPDATE_FEATURE_ENVIRONMENT',
+      docs: { responses: { 200: null } },
       handler: toggle(false),
     },
     {
       method: 'GET',
       path: `${featurePath}/environments/:environment`,
       access: 'admin',
+      docs: { responses: { 200: featureEnvironmentResponse } },
       handler: (req) => {
         const project = committedProject(deps, req.params.projectId)
         const feature = committedFeature(deps, req.params.projectId, req.params.featureName)

@@ -19,12 +19,13 @@ const errorDescriptions: Record<number, string> = {
   415: 'The body is not sent as application/json.',
 }
 
-const successDescriptions: Record<number, string> = {
+const statusDescriptions: Record<number, string> = {
   200: 'OK',
   201: 'Created',
   202: 'Accepted',
   204: 'No content',
   304: 'Not modified (the ETag matched)',
+  503: 'Service unavailable',
 }
 
 // Transforms and regex flags have no JSON Schema equivalent: they are left out, not refused.
@@ -66,8 +67,9 @@ const responsesOf = (route: Route): JsonObject => {
   const documented = route.docs?.responses
   if (documented && Object.keys(documented).length > 0) {
     for (const [status, schema] of Object.entries(documented)) {
-      const description = successDescriptions[Number(status)] ?? `Status ${status}`
-      responses[status] = schema ? { description, content: { 'application/json': { schema: jsonSchemaOf(schema) } } } : { description }
+      const description = statusDescriptions[Number(status)] ?? `Status ${status}`
+      const body = schema === errorResponse ? errorRef : schema && jsonSchemaOf(schema)
+      responses[status] = body ? { description, content: { 'application/json': { schema: body } } } : { description }
     }
   } else {
     responses['200'] = { description: 'OK (the response body is not described yet)' }

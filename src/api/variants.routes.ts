@@ -8,6 +8,7 @@ import type { FeatureVariant } from '../schemas/shared.js'
 import { json, metaOf, type ApiDeps } from './deps.js'
 import { committedFeature } from './lookups.js'
 import { parse } from './parse.js'
+import { variantsResponse } from '../schemas/responses.js'
 
 const featurePath = '/api/admin/projects/:projectId/features/:featureName'
 
@@ -54,6 +55,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: `${featurePath}/environments/:environment/variants`,
       access: 'admin',
+      docs: { responses: { 200: variantsResponse } },
       handler: (req) => json({ version: 1, variants: current(req) }),
     },
     {
@@ -62,7 +64,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
       body: true,
-      docs: { body: featureVariantsSchema },
+      docs: { body: featureVariantsSchema, responses: { 200: variantsResponse } },
       handler: (req) => write(req, parse(featureVariantsSchema, req.body)),
     },
     {
@@ -71,7 +73,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
       body: true,
-      docs: { body: jsonPatchSchema },
+      docs: { body: jsonPatchSchema, responses: { 200: variantsResponse } },
       handler: (req) => write(req, parse(featureVariantsSchema, patched(current(req), parse(jsonPatchSchema, req.body)))),
     },
     {
@@ -80,7 +82,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
       body: true,
-      docs: { body: variantsBatchSchema },
+      docs: { body: variantsBatchSchema, responses: { 200: variantsResponse } },
       handler: async (req) => {
         const input = parse(variantsBatchSchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, {
@@ -98,6 +100,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: `${featurePath}/variants`,
       access: 'admin',
+      docs: { responses: { 200: variantsResponse } },
       handler: (req) => json({ version: 1, variants: legacy(req) }),
     },
     {
@@ -106,7 +109,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_VARIANTS',
       body: true,
-      docs: { body: featureVariantsSchema },
+      docs: { body: featureVariantsSchema, responses: { 200: variantsResponse } },
       handler: (req) => writeLegacy(req, parse(featureVariantsSchema, req.body)),
     },
     {
@@ -115,7 +118,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_VARIANTS',
       body: true,
-      docs: { body: jsonPatchSchema },
+      docs: { body: jsonPatchSchema, responses: { 200: variantsResponse } },
       handler: (req) => writeLegacy(req, parse(featureVariantsSchema, patched(legacy(req), parse(jsonPatchSchema, req.body)))),
     },
   ]
