@@ -81,7 +81,7 @@ export interface RunningServer {
   createdAdminPassword?: string
   replayed: number
   // The route table, for tests that walk every route.
-  routes: { method: string; path: string; access: string; permission?: string | string[] }[]
+  routes: Pick<Route, 'method' | 'path' | 'access' | 'permission' | 'docs'>[]
   close(): Promise<void>
 }
 
@@ -267,7 +267,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
-const routeTable = (routes: Route[]) => routes.map(({ method, path, access, permission }) => ({ method, path, access, permission }))
+const routeTable = (routes: Route[]) => routes.map(({ method, path, access, permission, docs }) => ({ method, path, access, permission, docs }))
 
 const streamSettings = (config: Config, say: (line: string) => void): StreamSettings | undefined =>
   config.replication && { url: config.replication.natsUrl, names: logStreamNames(config.replication.stream), retainRecords: config.replication.retainRecords, say }

@@ -146,7 +146,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
         inlineSegmentConstraints: '"true" inlines segment constraints in the strategies',
         at: 'A past moment (ISO 8601; admin tokens only): what SDKs were served then',
       },
-      responses: { 200: clientFeaturesResponse, 304: null }
+      responses: { 200: clientFeaturesResponse, 304: null },
     },
     handler: (req) => {
       const principal = req.principal!

@@ -76,7 +76,7 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
           currentTime: 'Context field',
           'properties[name]': 'A custom context field (any other name is one too)',
         },
-        responses: { 200: frontendResponse, 304: null }
+        responses: { 200: frontendResponse, 304: null },
       },
       handler: (req) => {
         const query = req.query
