@@ -25,6 +25,7 @@ const statusDescriptions: Record<number, string> = {
   202: 'Accepted',
   204: 'No content',
   304: 'Not modified (the ETag matched)',
+  409: 'Conflict',
   503: 'Service unavailable',
 }
 

@@ -7,7 +7,7 @@ import type { Request, Route } from '../http/types.js'
 import { upsertSegmentSchema } from '../schemas/segments.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
-import { segmentResponse, segmentStrategiesResponse, segmentsResponse } from '../schemas/responses.js'
+import { errorResponse, segmentResponse, segmentStrategiesResponse, segmentsResponse } from '../schemas/responses.js'
 
 const idParams = v.object({
   id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,9}$/, '"id" must be a positive whole number'), v.transform(Number)),
@@ -94,7 +94,8 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
       path: '/api/admin/segments/:id',
       access: 'admin',
       permission: 'DELETE_SEGMENT',
-      docs: { responses: { 204: null } },
+      // A segment still used by a strategy is refused with 409.
+      docs: { responses: { 204: null, 409: errorResponse } },
       handler: async (req) => {
         const { id } = parse(idParams, req.params, 'params')
         // Unleash answers a segment in use with a bare 409; ours carries the error body saying why.
