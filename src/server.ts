@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Dispatcher } from './actors/dispatch.js'
 import { recover, snapshotEntries, snapshotFormat, type ReplayedReadModel } from './actors/recovery.js'
@@ -16,6 +16,7 @@ import { strategyRoutes } from './api/strategies.routes.js'
 import { contextFieldRoutes } from './api/context-fields.routes.js'
 import { dependencyRoutes } from './api/dependencies.routes.js'
 import { frontendRoutes } from './api/frontend.routes.js'
+import { openApiRoutes } from './api/openapi.routes.js'
 import { playgroundRoutes } from './api/playground.routes.js'
 import { segmentRoutes } from './api/segments.routes.js'
 import { strategyTypeRoutes } from './api/strategy-types.routes.js'
@@ -68,13 +69,19 @@ import { ProjectInsights, type ProjectInsightsSnapshot } from './read/project-in
 // src/ (tests), the repository's dist/public.
 const uiDir = () => [new URL('../public/', import.meta.url), new URL('../dist/public/', import.meta.url)].map((url) => fileURLToPath(url)).find((dir) => existsSync(dir))
 
+// package.json beside src/ (tests) or beside dist/ (a build).
+const packageVersion = (): string => {
+  const file = [new URL('../package.json', import.meta.url), new URL('../../package.json', import.meta.url)].map((url) => fileURLToPath(url)).find((f) => existsSync(f))
+  return file ? (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? '0.0.0' : '0.0.0'
+}
+
 export interface RunningServer {
   port: number
   createdAdminToken?: string
   createdAdminPassword?: string
   replayed: number
   // The route table, for tests that walk every route.
-  routes: { method: string; path: string; access: string; permission?: string | string[] }[]
+  routes: Pick<Route, 'method' | 'path' | 'access' | 'permission' | 'docs'>[]
   close(): Promise<void>
 }
 
@@ -198,47 +205,50 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     config,
     clock,
   }
-  const routesWith = (insights: ProjectInsights, replication: Replication, snapshot: () => SnapshotAge) => [
-    ...healthRoutes({ replication }),
-    ...prometheusRoutes(deps, {
-      requests,
-      snapshot,
-      replication,
-      streamingClients: () => clientStreams.size,
-      featureCount: () => {
-        let count = 0
-        for (const project of registry.committedProjects.values()) count += project.features.size
-        return count
-      },
-    }),
-    ...clientRoutes(deps),
-    ...edgeRoutes(deps, auth),
-    ...projectRoutes(deps),
-    ...featureRoutes(deps),
-    ...strategyRoutes(deps),
-    ...environmentRoutes(deps),
-    ...apiTokenRoutes(deps),
-    ...eventRoutes(deps),
-    ...segmentRoutes(deps),
-    ...strategyTypeRoutes(deps),
-    ...contextFieldRoutes(deps),
-    ...variantRoutes(deps),
-    ...dependencyRoutes(deps),
-    ...playgroundRoutes(deps, evaluators),
-    ...frontendRoutes(deps, evaluators),
-    ...userRoutes(deps),
-    ...accessRoutes(deps),
-    ...patRoutes(deps),
-    ...signupTokenRoutes(deps),
-    ...changeRequestRoutes(deps),
-    ...tagRoutes(deps),
-    ...featureTypeRoutes(deps),
-    ...lifecycleRoutes(deps),
-    ...favoriteRoutes(deps),
-    ...projectOverviewRoutes(deps, insights),
-    ...exportImportRoutes(deps),
-    ...staticRoutes(loadStaticFiles(uiDir() ?? '')),
-  ]
+  const routesWith = (insights: ProjectInsights, replication: Replication, snapshot: () => SnapshotAge): Route[] => {
+    const routes = [
+      ...healthRoutes({ replication }),
+      ...prometheusRoutes(deps, {
+        requests,
+        snapshot,
+        replication,
+        streamingClients: () => clientStreams.size,
+        featureCount: () => {
+          let count = 0
+          for (const project of registry.committedProjects.values()) count += project.features.size
+          return count
+        },
+      }),
+      ...clientRoutes(deps),
+      ...edgeRoutes(deps, auth),
+      ...projectRoutes(deps),
+      ...featureRoutes(deps),
+      ...strategyRoutes(deps),
+      ...environmentRoutes(deps),
+      ...apiTokenRoutes(deps),
+      ...eventRoutes(deps),
+      ...segmentRoutes(deps),
+      ...strategyTypeRoutes(deps),
+      ...contextFieldRoutes(deps),
+      ...variantRoutes(deps),
+      ...dependencyRoutes(deps),
+      ...playgroundRoutes(deps, evaluators),
+      ...frontendRoutes(deps, evaluators),
+      ...userRoutes(deps),
+      ...accessRoutes(deps),
+      ...patRoutes(deps),
+      ...signupTokenRoutes(deps),
+      ...changeRequestRoutes(deps),
+      ...tagRoutes(deps),
+      ...featureTypeRoutes(deps),
+      ...lifecycleRoutes(deps),
+      ...favoriteRoutes(deps),
+      ...projectOverviewRoutes(deps, insights),
+      ...exportImportRoutes(deps),
+      ...staticRoutes(loadStaticFiles(uiDir() ?? '')),
+    ]
+    return [...routes, ...openApiRoutes(routes, packageVersion())]
+  }
   // Metrics and stages are side data: a write that fails (a full disk) is retried at the next flush.
   const reportWriteFailure = (what: string) => (error: unknown) => logger.warn(`could not write ${what} to the data directory; retrying at the next flush`, { error: errorText(error) })
   const flushTimer = setInterval(() => void deps.lastSeen.flush().catch(reportWriteFailure('last-seen times')), config.metricsFlushMs)
@@ -257,7 +267,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
-const routeTable = (routes: Route[]) => routes.map(({ method, path, access, permission }) => ({ method, path, access, permission }))
+const routeTable = (routes: Route[]) => routes.map(({ method, path, access, permission, docs }) => ({ method, path, access, permission, docs }))
 
 const streamSettings = (config: Config, say: (line: string) => void): StreamSettings | undefined =>
   config.replication && { url: config.replication.natsUrl, names: logStreamNames(config.replication.stream), retainRecords: config.replication.retainRecords, say }

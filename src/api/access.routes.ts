@@ -25,6 +25,7 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
         access: 'admin',
         permission: accessWrite,
         body: true,
+        docs: { body: rolesSchema },
         handler: async (req) => {
           const { roles } = parse(rolesSchema, req.body)
           await deps.dispatcher.toProject(req.params.projectId, { ...set(numericId(req.params[param], param), roles), meta: metaOf(deps, req) })
@@ -70,6 +71,7 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       body: true,
+      docs: { body: roleSchema },
       handler: async (req) => {
         const input = parse(roleSchema, req.body)
         const [event] = await deps.dispatcher.toInstance({ type: 'role.create', input, meta: metaOf(deps, req) })
@@ -82,6 +84,7 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       body: true,
+      docs: { body: roleSchema },
       handler: async (req) => {
         const id = numericId(req.params.id, 'id')
         await deps.dispatcher.toInstance({ type: 'role.update', id, input: parse(roleSchema, req.body), meta: metaOf(deps, req) })
@@ -112,6 +115,7 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       body: true,
+      docs: { body: groupSchema },
       handler: async (req) => {
         const [event] = await deps.dispatcher.toInstance({ type: 'group.create', input: parse(groupSchema, req.body), meta: metaOf(deps, req) })
         return json(group(event.data.id), 201)
@@ -123,6 +127,7 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       body: true,
+      docs: { body: groupSchema },
       handler: async (req) => {
         const id = numericId(req.params.id, 'id')
         await deps.dispatcher.toInstance({ type: 'group.update', id, input: parse(groupSchema, req.body), meta: metaOf(deps, req) })
@@ -167,6 +172,7 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: accessWrite,
       body: true,
+      docs: { body: projectAccessSchema },
       handler: async (req) => {
         const input = parse(projectAccessSchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, { type: 'access.add', roles: input.roles, users: input.users, groups: input.groups, meta: metaOf(deps, req) })

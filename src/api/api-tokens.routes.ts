@@ -7,6 +7,7 @@ import { apiTokenView } from '../read/admin-views.js'
 import { createApiTokenSchema, updateApiTokenSchema } from '../schemas/api-tokens.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
+import { apiTokenResponse, apiTokensResponse } from '../schemas/responses.js'
 
 // 28 random bytes, as Unleash's v1 secrets.
 export const randomSecretPart = (): string => randomBytes(28).toString('hex')
@@ -38,6 +39,7 @@ export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
     path: '/api/admin/api-tokens',
     access: 'admin',
     permission: 'READ_API_TOKEN',
+    docs: { responses: { 200: apiTokensResponse } },
     handler: (req) => json({ tokens: visibleTokens(deps, req).map(apiTokenView) }),
   },
   {
@@ -45,6 +47,7 @@ export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
     path: '/api/admin/api-tokens/:name',
     access: 'admin',
     permission: 'READ_API_TOKEN',
+    docs: { responses: { 200: apiTokensResponse } },
     handler: (req) => json({ tokens: visibleTokens(deps, req).filter((t) => t.tokenName === req.params.name).map(apiTokenView) }),
   },
   {
@@ -53,6 +56,7 @@ export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: ['CREATE_CLIENT_API_TOKEN', 'CREATE_FRONTEND_API_TOKEN'],
     body: true,
+    docs: { body: createApiTokenSchema, responses: { 201: apiTokenResponse } },
     handler: async (req) => {
       const input = parse(createApiTokenSchema, req.body)
       req.authorize(permissionFor('CREATE', input.type))
@@ -71,6 +75,7 @@ export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: ['UPDATE_CLIENT_API_TOKEN', 'UPDATE_FRONTEND_API_TOKEN'],
     body: true,
+    docs: { body: updateApiTokenSchema },
     handler: async (req) => {
       const { secretHash, token } = tokenNamed(deps, req.params.token)
       if (token) req.authorize(permissionFor('UPDATE', token.type))
@@ -84,6 +89,7 @@ export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
     path: '/api/admin/api-tokens/:token',
     access: 'admin',
     permission: ['DELETE_CLIENT_API_TOKEN', 'DELETE_FRONTEND_API_TOKEN'],
+    docs: { responses: { 200: null } },
     handler: async (req) => {
       const { secretHash, token } = tokenNamed(deps, req.params.token)
       if (token) req.authorize(permissionFor('DELETE', token.type))

@@ -208,6 +208,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_PROJECT',
       body: true,
+      docs: { body: changeRequestConfigSchema },
       handler: async (req) => {
         const input = parse(changeRequestConfigSchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, {
@@ -225,6 +226,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
       path: '/api/admin/projects/:projectId/environments/:environment/change-requests',
       access: 'admin',
       body: true,
+      docs: { body: changeInputsSchema },
       handler: async (req) => {
         const parsed = parse(changeInputsSchema, req.body)
         const inputs = Array.isArray(parsed) ? parsed : [parsed]
@@ -270,12 +272,13 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
         ),
     },
     { method: 'GET', path: `${base}/:id`, access: 'admin', handler: (req) => json(view(find(req))) },
-    { method: 'PUT', path: `${base}/:id/state`, access: 'admin', body: true, handler: changeState },
+    { method: 'PUT', path: `${base}/:id/state`, access: 'admin', body: true, docs: { body: stateChangeSchema }, handler: changeState },
     {
       method: 'POST',
       path: `${base}/:id/comments`,
       access: 'admin',
       body: true,
+      docs: { body: commentSchema },
       handler: async (req) => {
         const request = find(req)
         await deps.dispatcher.toChangeRequest(request.id, step(req, { type: 'comment.add', text: parse(commentSchema, req.body).text }))
@@ -287,6 +290,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
       path: `${base}/:id/title`,
       access: 'admin',
       body: true,
+      docs: { body: titleSchema },
       handler: async (req) => {
         const request = find(req)
         await deps.dispatcher.toChangeRequest(request.id, step(req, { type: 'title.set', title: parse(titleSchema, req.body).title }))
@@ -298,6 +302,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
       path: `${base}/:id/changes/:changeId`,
       access: 'admin',
       body: true,
+      docs: { body: editChangeSchema },
       handler: async (req) => {
         const request = find(req)
         const changeId = numericId(req.params.changeId, 'changeId')

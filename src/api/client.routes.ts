@@ -8,6 +8,7 @@ import { clientBulkMetricsSchema, clientMetricsSchema, clientRegisterSchema, typ
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
 import { pastClientPayload, pastWorld } from './history.js'
+import { clientFeatureResponse, clientFeaturesResponse } from '../schemas/responses.js'
 
 // The first registration of an application name is recorded (application-created); the SDK's answer
 // does not wait on anything else. A write refused now (a full disk) is tried again on the next one.
@@ -136,6 +137,17 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
     access: 'client',
     // Admin tokens pass only with ?at=, for incident reviews: what SDKs were served at that moment.
     adminToo: true,
+    docs: {
+      query: {
+        project: 'A project to include (repeatable)',
+        environment: 'The environment, for tokens of every environment',
+        namePrefix: 'Only flags whose names start with this',
+        tag: 'type:value, a tag the flags must carry (repeatable)',
+        inlineSegmentConstraints: '"true" inlines segment constraints in the strategies',
+        at: 'A past moment (ISO 8601; admin tokens only): what SDKs were served then',
+      },
+      responses: { 200: clientFeaturesResponse, 304: null },
+    },
     handler: (req) => {
       const principal = req.principal!
       const askedAt = req.query.has('at')
@@ -208,6 +220,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
     method: 'GET',
     path: '/api/client/features/:featureName',
     access: 'client',
+    docs: { responses: { 200: clientFeatureResponse } },
     handler: (req) => {
       const query = clientQueryFor(req, req.principal!)
       const feature = deps.clientFeatures.feature(query, req.params.featureName)
@@ -220,6 +233,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
     path: '/api/client/register',
     access: 'client',
     body: true,
+    docs: { body: clientRegisterSchema, responses: { 202: null } },
     handler: async (req) => {
       const input = parse(clientRegisterSchema, req.body)
       const now = deps.clock().toISOString()
@@ -244,6 +258,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
     path: '/api/client/metrics',
     access: 'client',
     body: true,
+    docs: { body: clientMetricsSchema, responses: { 202: null } },
     handler: (req) => {
       const input = parse(clientMetricsSchema, req.body)
       const environment = metricsEnvironment(req.principal!)
@@ -259,6 +274,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
     path: '/api/client/metrics/bulk',
     access: 'client',
     body: true,
+    docs: { body: clientBulkMetricsSchema, responses: { 202: null } },
     handler: (req) => {
       const input = parse(clientBulkMetricsSchema, req.body)
       const principal = req.principal!

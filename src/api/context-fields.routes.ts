@@ -1,3 +1,4 @@
+import * as v from 'valibot'
 import { notFound } from '../domain/errors.js'
 import type { ContextField } from '../domain/instance-state.js'
 import type { Route } from '../http/types.js'
@@ -25,6 +26,7 @@ export const contextFieldRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'CREATE_CONTEXT_FIELD',
       body: true,
+      docs: { body: upsertContextFieldSchema },
       handler: async (req) => {
         const input = parse(upsertContextFieldSchema, req.body)
         await deps.dispatcher.toInstance({ type: 'contextField.create', input, meta: metaOf(deps, req) })
@@ -38,6 +40,8 @@ export const contextFieldRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_CONTEXT_FIELD',
       body: true,
+      // The name comes from the path; one in the body is overridden.
+      docs: { body: v.partial(upsertContextFieldSchema, ['name']) },
       handler: async (req) => {
         const input = parse(upsertContextFieldSchema, { name: req.params.name, ...(req.body as object) })
         await deps.dispatcher.toInstance({ type: 'contextField.update', name: req.params.name, input, meta: metaOf(deps, req) })

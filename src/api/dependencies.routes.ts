@@ -23,6 +23,7 @@ export const dependencyRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_DEPENDENCY',
       body: true,
+      docs: { body: addDependencySchema },
       handler: async (req) => {
         const input = parse(addDependencySchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, {

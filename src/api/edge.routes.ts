@@ -14,6 +14,7 @@ export const edgeRoutes = (deps: ApiDeps, auth: Authenticator): Route[] => [
     path: '/edge/validate',
     access: 'public',
     body: true,
+    docs: { body: edgeValidateSchema },
     handler: (req) => {
       const input = parse(edgeValidateSchema, req.body)
       const tokens = []

@@ -5,6 +5,7 @@ import { createEnvironmentSchema, updateEnvironmentSchema } from '../schemas/env
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { committedEnvironment } from './lookups.js'
 import { parse } from './parse.js'
+import { environmentResponse, environmentsResponse } from '../schemas/responses.js'
 
 export const environmentRoutes = (deps: ApiDeps): Route[] => {
   const view = (environment: Environment) => {
@@ -22,6 +23,7 @@ export const environmentRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: '/api/admin/environments',
       access: 'admin',
+      docs: { responses: { 200: environmentsResponse } },
       handler: () => {
         const environments = [...deps.registry.committedInstance.environments.values()]
           .sort((a, b) => a.sortOrder - b.sortOrder || a.name.localeCompare(b.name))
@@ -35,19 +37,21 @@ export const environmentRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       body: true,
+      docs: { body: createEnvironmentSchema, responses: { 201: environmentResponse } },
       handler: async (req) => {
         const input = parse(createEnvironmentSchema, req.body)
         await deps.dispatcher.toInstance({ type: 'environment.create', input, meta: metaOf(deps, req) })
         return json(view(find(input.name)), 201)
       },
     },
-    { method: 'GET', path: '/api/admin/environments/:name', access: 'admin', handler: (req) => json(view(find(req.params.name))) },
+    { method: 'GET', path: '/api/admin/environments/:name', access: 'admin', docs: { responses: { 200: environmentResponse } }, handler: (req) => json(view(find(req.params.name))) },
     {
       method: 'PUT',
       path: '/api/admin/environments/update/:name',
       access: 'admin',
       permission: 'ADMIN',
       body: true,
+      docs: { body: updateEnvironmentSchema },
       handler: async (req) => {
         const input = parse(updateEnvironmentSchema, req.body)
         await deps.dispatcher.toInstance({ type: 'environment.update', name: req.params.name, input, meta: metaOf(deps, req) })

@@ -2,6 +2,7 @@ import { internalIndexKey } from '../actors/dispatch.js'
 import { isInternalRecord, type EventRecord } from '../domain/events.js'
 import type { Route } from '../http/types.js'
 import { json, type ApiDeps } from './deps.js'
+import { eventsHeadResponse, eventsResponse, featureEventsResponse } from '../schemas/responses.js'
 
 const latestLimit = 100
 
@@ -29,6 +30,7 @@ export const eventRoutes = (deps: ApiDeps): Route[] => {
       path: '/api/admin/events',
       access: 'admin',
       permission: 'ADMIN',
+      docs: { query: { project: "Only this project's events, newest first (all of them)" }, responses: { 200: eventsResponse } },
       handler: (req) => {
         const project = req.query.get('project')
         if (project !== null) {
@@ -45,6 +47,7 @@ export const eventRoutes = (deps: ApiDeps): Route[] => {
       path: '/api/admin/events/head',
       access: 'admin',
       permission: 'ADMIN',
+      docs: { responses: { 200: eventsHeadResponse } },
       handler: () => {
         const id = deps.registry.lastCommittedId
         return json({ id, hash: deps.log.hashOf(id) ?? '0'.repeat(64) })
@@ -55,6 +58,7 @@ export const eventRoutes = (deps: ApiDeps): Route[] => {
       path: '/api/admin/events/:featureName',
       access: 'admin',
       permission: 'ADMIN',
+      docs: { responses: { 200: featureEventsResponse } },
       handler: (req) => {
         const events = byIndex(`feature:${req.params.featureName}`)
         return json({ version: 1, toggleName: req.params.featureName, events, totalEvents: events.length })

@@ -48,6 +48,7 @@ export const exportImportRoutes = (deps: ApiDeps): Route[] => {
       path: '/api/admin/features-batch/export',
       access: 'admin',
       body: true,
+      docs: { body: exportQuerySchema },
       handler: async (req) => {
         const query = parse(exportQuerySchema, req.body)
         const source = { instance: deps.registry.committedInstance, projects: deps.registry.committedProjects }
@@ -64,6 +65,7 @@ export const exportImportRoutes = (deps: ApiDeps): Route[] => {
       path: '/api/admin/features-batch/validate',
       access: 'admin',
       body: true,
+      docs: { body: importSchema },
       handler: (req) => {
         const input = parse(importSchema, req.body)
         const facts = factsFor(input.project)
@@ -79,6 +81,7 @@ export const exportImportRoutes = (deps: ApiDeps): Route[] => {
       path: '/api/admin/features-batch/import',
       access: 'admin',
       body: true,
+      docs: { body: importSchema },
       handler: async (req) => {
         const input = parse(importSchema, req.body)
         const facts = factsFor(input.project)

@@ -16,6 +16,7 @@ export const featureTypeRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: 'ADMIN',
     body: true,
+    docs: { body: featureTypeLifetimeSchema },
     handler: async (req) => {
       const { lifetimeDays } = parse(featureTypeLifetimeSchema, req.body)
       await deps.dispatcher.toInstance({ type: 'featureType.setLifetime', id: req.params.id, lifetimeDays, meta: metaOf(deps, req) })

@@ -20,6 +20,7 @@ import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { committedFeature, committedProject, locateFeature, viewContext } from './lookups.js'
 import { parse } from './parse.js'
 import { pastFeature, pastProject, pastViewContext, pastWorld } from './history.js'
+import { featureDataResponse, featureEnvironmentResponse, featureResponse, featuresResponse } from '../schemas/responses.js'
 
 const featurePath = '/api/admin/projects/:projectId/features/:featureName'
 
@@ -71,6 +72,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: '/api/admin/projects/:projectId/features',
       access: 'admin',
+      docs: { responses: { 200: featuresResponse } },
       handler: (req) => {
         const project = committedProject(deps, req.params.projectId)
         const ctx = viewContext(deps, project, req)
@@ -84,6 +86,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'CREATE_FEATURE',
       body: true,
+      docs: { body: createFeatureSchema, responses: { 201: featureDataResponse } },
       handler: async (req) => {
         const input = parse(createFeatureSchema, req.body)
         // Unleash's wording for a missing project (SEMANTICS 11.1).
@@ -96,6 +99,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: featurePath,
       access: 'admin',
+      docs: { query: { at: 'An event id or ISO 8601 date-time: the flag as it was just after that event' }, responses: { 200: featureResponse } },
       handler: (req) => {
         const past = pastWorld(deps, req)
         if (!past) return json(view(req.params.projectId, req.params.featureName, req))
@@ -109,6 +113,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE',
       body: true,
+      docs: { body: updateFeatureSchema, responses: { 200: featureDataResponse } },
       handler: async (req) => {
         const input = parse(updateFeatureSchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.update', name: req.params.featureName, input, meta: metaOf(deps, req) })
@@ -121,6 +126,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE',
       body: true,
+      docs: { body: jsonPatchSchema, responses: { 200: featureDataResponse } },
       handler: async (req) => {
         const patch = parse(jsonPatchSchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.patch', name: req.params.featureName, patch, meta: metaOf(deps, req) })
@@ -132,6 +138,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       path: featurePath,
       access: 'admin',
       permission: 'DELETE_FEATURE',
+      docs: { responses: { 202: null } },
       handler: async (req) => {
         await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.archive', names: [req.params.featureName], meta: metaOf(deps, req) })
         return empty(202)
@@ -142,6 +149,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       path: '/api/admin/features/validate',
       access: 'admin',
       body: true,
+      docs: { body: validateFeatureNameSchema },
       handler: (req) => {
         const { name, projectId } = parse(validateFeatureNameSchema, req.body)
         const error = checkNewFeatureName(name, buildWorld(deps.registry))
@@ -158,6 +166,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: '/api/admin/features',
       access: 'admin',
+      docs: { responses: { 200: featuresResponse } },
       handler: (req) => {
         const features = []
         for (const project of deps.registry.committedProjects.values()) {
@@ -173,6 +182,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'MOVE_FEATURE_TOGGLE',
       body: true,
+      docs: { body: changeProjectSchema },
       handler: async (req) => {
         const { newProjectId } = parse(changeProjectSchema, req.body)
         // SEMANTICS 11.4: MOVE_FEATURE_TOGGLE in both projects; the route checked the source.
@@ -187,6 +197,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE',
       body: true,
+      docs: { summary: 'Bring the flag back to how it was just after an event', body: revertFeatureSchema, responses: { 200: featureResponse } },
       handler: async (req) => {
         const { toEventId } = parse(revertFeatureSchema, req.body)
         const newest = deps.registry.lastCommittedId
@@ -206,23 +217,25 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
         return json(view(projectId, featureName, req))
       },
     },
-    { method: 'GET', path: '/api/admin/archive/features', access: 'admin', handler: () => archivedList(() => true) },
+    { method: 'GET', path: '/api/admin/archive/features', access: 'admin', docs: { responses: { 200: featuresResponse } }, handler: () => archivedList(() => true) },
     {
       method: 'GET',
       path: '/api/admin/archive/features/:projectId',
       access: 'admin',
+      docs: { responses: { 200: featuresResponse } },
       handler: (req) => archivedList((f) => f.project === req.params.projectId),
     },
     { method: 'POST', path: '/api/admin/archive/revive/:featureName', access: 'admin', handler: single('feature.revive') },
     { method: 'DELETE', path: '/api/admin/archive/:featureName', access: 'admin', handler: single('feature.delete') },
-    { method: 'POST', path: '/api/admin/projects/:projectId/archive', access: 'admin', permission: 'DELETE_FEATURE', body: true, handler: bulk('feature.archive', 202) },
-    { method: 'POST', path: '/api/admin/projects/:projectId/revive', access: 'admin', permission: 'UPDATE_FEATURE', body: true, handler: bulk('feature.revive', 200) },
-    { method: 'POST', path: '/api/admin/projects/:projectId/delete', access: 'admin', permission: 'DELETE_FEATURE', body: true, handler: bulk('feature.delete', 200) },
+    { method: 'POST', path: '/api/admin/projects/:projectId/archive', access: 'admin', permission: 'DELETE_FEATURE', body: true, docs: { body: featureNamesSchema, responses: { 202: null } }, handler: bulk('feature.archive', 202) },
+    { method: 'POST', path: '/api/admin/projects/:projectId/revive', access: 'admin', permission: 'UPDATE_FEATURE', body: true, docs: { body: featureNamesSchema }, handler: bulk('feature.revive', 200) },
+    { method: 'POST', path: '/api/admin/projects/:projectId/delete', access: 'admin', permission: 'DELETE_FEATURE', body: true, docs: { body: featureNamesSchema }, handler: bulk('feature.delete', 200) },
     {
       method: 'POST',
       path: `${featurePath}/environments/:environment/on`,
       access: 'admin',
       permission: 'UPDATE_FEATURE_ENVIRONMENT',
+      docs: { query: { shouldActivateDisabledStrategies: '"true" turns the disabled strategies on too' }, responses: { 200: null } },
       handler: toggle(true),
     },
     {
@@ -230,12 +243,14 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       path: `${featurePath}/environments/:environment/off`,
       access: 'admin',
       permission: 'UPDATE_FEATURE_ENVIRONMENT',
+      docs: { responses: { 200: null } },
       handler: toggle(false),
     },
     {
       method: 'GET',
       path: `${featurePath}/environments/:environment`,
       access: 'admin',
+      docs: { responses: { 200: featureEnvironmentResponse } },
       handler: (req) => {
         const project = committedProject(deps, req.params.projectId)
         const feature = committedFeature(deps, req.params.projectId, req.params.featureName)

@@ -9,6 +9,7 @@ import { clientRegisterSchema } from '../schemas/client.js'
 import { recordApplication } from './client.routes.js'
 import { empty, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
+import { frontendResponse } from '../schemas/responses.js'
 
 const topLevel = new Set(['appName', 'environment', 'userId', 'sessionId', 'remoteAddress', 'currentTime'])
 
@@ -65,6 +66,18 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
       path: '/api/frontend',
       access: 'frontend',
       cors: true,
+      docs: {
+        query: {
+          userId: 'Context field',
+          sessionId: 'Context field',
+          remoteAddress: 'Context field',
+          appName: 'Context field',
+          environment: 'Context field',
+          currentTime: 'Context field',
+          'properties[name]': 'A custom context field (any other name is one too)',
+        },
+        responses: { 200: frontendResponse, 304: null },
+      },
       handler: (req) => {
         const query = req.query
         const key = contextKey({ sessionId: query.get('sessionId'), remoteAddress: query.get('remoteAddress') }, `?${query.toString()}`, req.remoteAddress)
@@ -77,6 +90,7 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
       access: 'frontend',
       cors: true,
       body: true,
+      docs: { body: frontendRequestSchema, responses: { 200: frontendResponse, 304: null } },
       handler: (req) => {
         const sent = req.body as { context?: { sessionId?: unknown; remoteAddress?: unknown } } | undefined
         const given = typeof sent?.context === 'object' ? sent.context : undefined
@@ -90,6 +104,7 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
       access: 'frontend',
       cors: true,
       body: true,
+      docs: { body: clientRegisterSchema },
       handler: async (req) => {
         await recordApplication(deps, req, parse(clientRegisterSchema, req.body))
         return empty(200)

@@ -1,6 +1,7 @@
 import { DomainError } from '../domain/errors.js'
 import type { Route } from '../http/types.js'
 import { json } from './deps.js'
+import { errorResponse, healthResponse, readyResponse } from '../schemas/responses.js'
 
 // Where this server stands in replication: a writer's committed and published log ids, or a
 // replica's applied id beside the writer's latest. `notReady` says why a load balancer should drain it.
@@ -35,11 +36,12 @@ export interface HealthDeps {
 
 export const healthRoutes = (deps: HealthDeps): Route[] => [
   // Unleash answers {"health":"GOOD"}; the details are ours, beside it.
-  { method: 'GET', path: '/health', access: 'public', handler: () => json({ health: 'GOOD', details: deps.replication() }) },
+  { method: 'GET', path: '/health', access: 'public', docs: { responses: { 200: healthResponse } }, handler: () => json({ health: 'GOOD', details: deps.replication() }) },
   {
     method: 'GET',
     path: '/ready',
     access: 'public',
+    docs: { responses: { 200: readyResponse, 503: errorResponse } },
     handler: () => {
       const details = deps.replication()
       if ('notReady' in details && details.notReady) throw new DomainError('ServiceUnavailableError', `Not ready: ${details.notReady}.`)

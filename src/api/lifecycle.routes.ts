@@ -25,6 +25,7 @@ export const lifecycleRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: 'UPDATE_FEATURE',
     body: true,
+    docs: { body: completeFeatureSchema },
     handler: async (req) => {
       const input = parse(completeFeatureSchema, req.body)
       await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.complete', feature: req.params.featureName, input, meta: metaOf(deps, req) })
@@ -47,6 +48,7 @@ export const lifecycleRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: 'UPDATE_FEATURE',
     body: true,
+    docs: { body: staleFeaturesSchema },
     handler: async (req) => {
       const { features, stale } = parse(staleFeaturesSchema, req.body)
       await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.setStale', names: features, stale, meta: metaOf(deps, req) })

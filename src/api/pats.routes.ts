@@ -45,7 +45,7 @@ export const patRoutes = (deps: ApiDeps): Route[] => {
 
   return [
     { method: 'GET', path: '/api/admin/user/tokens', access: 'admin', handler: (req) => json({ pats: patsOf(callerUserId(req)) }) },
-    { method: 'POST', path: '/api/admin/user/tokens', access: 'admin', body: true, handler: (req) => createPat(req, callerUserId(req)) },
+    { method: 'POST', path: '/api/admin/user/tokens', access: 'admin', body: true, docs: { body: createPatSchema }, handler: (req) => createPat(req, callerUserId(req)) },
     {
       method: 'DELETE',
       path: '/api/admin/user/tokens/:id',
@@ -69,6 +69,7 @@ export const patRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       body: true,
+      docs: { body: createServiceAccountSchema },
       handler: async (req) => {
         const input = parse(createServiceAccountSchema, req.body)
         const [event] = await deps.dispatcher.toInstance({ type: 'serviceAccount.create', input, meta: metaOf(deps, req) })
@@ -81,6 +82,7 @@ export const patRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       body: true,
+      docs: { body: updateUserSchema },
       handler: async (req) => {
         const id = numericId(req.params.id, 'id')
         await deps.dispatcher.toInstance({ type: 'serviceAccount.update', id, input: parse(updateUserSchema, req.body), meta: metaOf(deps, req) })
@@ -110,6 +112,7 @@ export const patRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       body: true,
+      docs: { body: createPatSchema },
       handler: (req) => createPat(req, serviceAccount(numericId(req.params.id, 'id')).id),
     },
     {

@@ -4,6 +4,7 @@ import { playgroundRequestSchema } from '../schemas/playground.js'
 import type { ApiDeps } from './deps.js'
 import { committedEnvironment } from './lookups.js'
 import { parse } from './parse.js'
+import { playgroundResponse } from '../schemas/responses.js'
 
 // links.edit of a strategy is this + its URL-encoded id.
 const editLinkPrefix = (project: string, feature: string, encodedEnvironment: string) =>
@@ -17,6 +18,7 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
     path: '/api/admin/playground',
     access: 'admin',
     body: true,
+    docs: { body: playgroundRequestSchema, responses: { 200: playgroundResponse } },
     handler: (req) => {
       const input = parse(playgroundRequestSchema, req.body)
       // Before any evaluator is built: one is kept per environment evaluated.

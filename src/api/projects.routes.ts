@@ -9,6 +9,7 @@ import { committedProject, viewContext } from './lookups.js'
 import { parse } from './parse.js'
 import { isFavoriteOf } from '../domain/favorites.js'
 import { viewerKey } from './viewer.js'
+import { projectResponse, projectWithFeaturesResponse, projectsResponse } from '../schemas/responses.js'
 
 const freeProjectId = (deps: ApiDeps, name: string): string => {
   const base = slugify(name)
@@ -21,6 +22,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     method: 'GET',
     path: '/api/admin/projects',
     access: 'admin',
+    docs: { responses: { 200: projectsResponse } },
     handler: (req) => {
       const projects = [...deps.registry.committedProjects.values()].map((p) => ({ ...projectSummaryView(p), favorite: isFavoriteOf(p.favoritedBy, viewerKey(req)) }))
       projects.sort((a, b) => a.name.localeCompare(b.name))
@@ -33,6 +35,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: 'CREATE_PROJECT',
     body: true,
+    docs: { body: createProjectSchema, responses: { 201: projectResponse } },
     handler: async (req) => {
       const input = parse(createProjectSchema, req.body)
       const id = input.id ?? freeProjectId(deps, input.name)
@@ -45,6 +48,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     method: 'GET',
     path: '/api/admin/projects/:projectId',
     access: 'admin',
+    docs: { responses: { 200: projectWithFeaturesResponse } },
     handler: (req) => {
       const project = committedProject(deps, req.params.projectId)
       const ctx = viewContext(deps, project, req)
@@ -58,6 +62,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: 'UPDATE_PROJECT',
     body: true,
+    docs: { body: updateProjectSchema, responses: { 200: projectResponse } },
     handler: async (req) => {
       const input = parse(updateProjectSchema, req.body)
       await deps.dispatcher.toProject(req.params.projectId, { type: 'project.update', input, meta: metaOf(deps, req) })
@@ -69,6 +74,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     path: '/api/admin/projects/:projectId',
     access: 'admin',
     permission: 'DELETE_PROJECT',
+    docs: { responses: { 200: null } },
     handler: async (req) => {
       await deps.dispatcher.toProject(req.params.projectId, { type: 'project.delete', meta: metaOf(deps, req) })
       return empty(200)
@@ -80,6 +86,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: 'UPDATE_PROJECT',
     body: true,
+    docs: { body: projectEnvironmentSchema },
     handler: async (req) => {
       const input = parse(projectEnvironmentSchema, req.body)
       const defaultStrategy = input.defaultStrategy ?? null
@@ -107,6 +114,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: 'UPDATE_PROJECT',
     body: true,
+    docs: { body: createFeatureStrategySchema },
     handler: async (req) => {
       const strategy = parse(createFeatureStrategySchema, req.body)
       await deps.dispatcher.toProject(req.params.projectId, {

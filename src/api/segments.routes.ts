@@ -7,6 +7,7 @@ import type { Request, Route } from '../http/types.js'
 import { upsertSegmentSchema } from '../schemas/segments.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
+import { errorResponse, segmentResponse, segmentStrategiesResponse, segmentsResponse } from '../schemas/responses.js'
 
 const idParams = v.object({
   id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,9}$/, '"id" must be a positive whole number'), v.transform(Number)),
@@ -56,6 +57,7 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: '/api/admin/segments',
       access: 'admin',
+      docs: { responses: { 200: segmentsResponse } },
       handler: () => json({ segments: [...deps.registry.committedInstance.segments.values()].map(view) }),
     },
     {
@@ -64,19 +66,21 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'CREATE_SEGMENT',
       body: true,
+      docs: { body: upsertSegmentSchema, responses: { 201: segmentResponse } },
       handler: async (req) => {
         const input = parse(upsertSegmentSchema, req.body)
         const [event] = await deps.dispatcher.toInstance({ type: 'segment.create', input, world: world(), meta: metaOf(deps, req) })
         return { status: 201, body: view(deps.registry.committedInstance.segments.get(event.data.id)!), headers: { location: `segments/${event.data.id}` } }
       },
     },
-    { method: 'GET', path: '/api/admin/segments/:id', access: 'admin', handler: (req) => json(view(find(req))) },
+    { method: 'GET', path: '/api/admin/segments/:id', access: 'admin', docs: { responses: { 200: segmentResponse } }, handler: (req) => json(view(find(req))) },
     {
       method: 'PUT',
       path: '/api/admin/segments/:id',
       access: 'admin',
       permission: 'UPDATE_SEGMENT',
       body: true,
+      docs: { body: upsertSegmentSchema, responses: { 204: null } },
       handler: async (req) => {
         const { id } = parse(idParams, req.params, 'params')
         const input = parse(upsertSegmentSchema, req.body)
@@ -90,6 +94,8 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
       path: '/api/admin/segments/:id',
       access: 'admin',
       permission: 'DELETE_SEGMENT',
+      // A segment still used by a strategy is refused with 409.
+      docs: { responses: { 204: null, 409: errorResponse } },
       handler: async (req) => {
         const { id } = parse(idParams, req.params, 'params')
         // Unleash answers a segment in use with a bare 409; ours carries the error body saying why.
@@ -102,6 +108,7 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: '/api/admin/segments/:id/strategies',
       access: 'admin',
+      docs: { responses: { 200: segmentStrategiesResponse } },
       handler: (req) => {
         const segment = find(req)
         const strategies = []

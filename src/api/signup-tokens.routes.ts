@@ -32,6 +32,7 @@ export const signupTokenRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       body: true,
+      docs: { body: createSignupTokenSchema },
       handler: async (req) => {
         const input = parse(createSignupTokenSchema, req.body)
         const secret = randomBytes(16).toString('hex')
@@ -46,6 +47,7 @@ export const signupTokenRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       body: true,
+      docs: { body: updateSignupTokenSchema },
       handler: async (req) => {
         const input = parse(updateSignupTokenSchema, req.body)
         await deps.dispatcher.toInstance({ type: 'signupToken.update', secret: req.params.token, input, meta: metaOf(deps, req) })
@@ -67,6 +69,7 @@ export const signupTokenRoutes = (deps: ApiDeps): Route[] => {
       path: '/invite/:token/signup',
       access: 'public',
       body: true,
+      docs: { body: signupSchema },
       handler: async (req) => {
         const input = parse(signupSchema, req.body)
         checkPasswordStrength(input.password)

@@ -9,6 +9,7 @@ import { createFeatureStrategySchema } from '../schemas/shared.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { committedFeature } from './lookups.js'
 import { parse } from './parse.js'
+import { strategiesResponse, strategyResponse } from '../schemas/responses.js'
 
 const strategiesPath = '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies'
 
@@ -60,6 +61,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: strategiesPath,
       access: 'admin',
+      docs: { responses: { 200: strategiesResponse } },
       handler: (req) => {
         const { feature, env } = environmentOf(req)
         return json(orderedStrategies(env.strategies).map((s) => strategyView(s, feature.name)))
@@ -71,6 +73,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'CREATE_FEATURE_STRATEGY',
       body: true,
+      docs: { body: createFeatureStrategySchema, responses: { 200: strategyResponse } },
       handler: async (req) => {
         const input = parse(createFeatureStrategySchema, req.body)
         const id = randomUUID()
@@ -91,6 +94,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_STRATEGY',
       body: true,
+      docs: { body: strategySortOrderSchema, responses: { 200: null } },
       handler: async (req) => {
         const order = parse(strategySortOrderSchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, {
@@ -107,6 +111,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: `${strategiesPath}/:strategyId`,
       access: 'admin',
+      docs: { responses: { 200: strategyResponse } },
       handler: (req) => reply(req, req.params.strategyId),
     },
     {
@@ -115,6 +120,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_STRATEGY',
       body: true,
+      docs: { body: updateFeatureStrategySchema, responses: { 200: strategyResponse } },
       handler: (req) => update(req, parse(updateFeatureStrategySchema, req.body)),
     },
     {
@@ -123,6 +129,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_STRATEGY',
       body: true,
+      docs: { body: jsonPatchSchema, responses: { 200: strategyResponse } },
       handler: (req) => {
         const patch = parse(jsonPatchSchema, req.body)
         const { strategy } = strategyOf(req)
@@ -143,6 +150,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
       path: `${strategiesPath}/:strategyId`,
       access: 'admin',
       permission: 'DELETE_FEATURE_STRATEGY',
+      docs: { responses: { 200: null } },
       handler: async (req) => {
         await deps.dispatcher.toProject(req.params.projectId, {
           type: 'strategy.delete',

@@ -31,6 +31,7 @@ export const strategyTypeRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'CREATE_STRATEGY',
       body: true,
+      docs: { body: upsertStrategyTypeSchema },
       handler: async (req) => {
         const input = parse(upsertStrategyTypeSchema, req.body)
         await deps.dispatcher.toInstance({ type: 'strategyType.create', input, meta: metaOf(deps, req) })
@@ -44,6 +45,7 @@ export const strategyTypeRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_STRATEGY',
       body: true,
+      docs: { body: upsertStrategyTypeSchema },
       handler: async (req) => {
         const input = parse(upsertStrategyTypeSchema, req.body)
         await deps.dispatcher.toInstance({ type: 'strategyType.update', name: req.params.name, input, meta: metaOf(deps, req) })

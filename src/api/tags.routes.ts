@@ -44,6 +44,7 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'CREATE_TAG_TYPE',
       body: true,
+      docs: { body: tagTypeSchema },
       handler: async (req) => {
         const input = parse(tagTypeSchema, req.body)
         await deps.dispatcher.toInstance({ type: 'tagType.create', input, meta: metaOf(deps, req) })
@@ -55,6 +56,7 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       path: '/api/admin/tag-types/validate',
       access: 'admin',
       body: true,
+      docs: { body: tagTypeSchema },
       handler: (req) => {
         const input = parse(tagTypeSchema, req.body)
         if (deps.registry.decidedInstance().tagTypes.has(input.name)) throw nameExists(`There already exists a tag-type with the name ${input.name}`)
@@ -68,6 +70,7 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_TAG_TYPE',
       body: true,
+      docs: { body: updateTagTypeSchema },
       handler: async (req) => {
         const input = parse(updateTagTypeSchema, req.body)
         await deps.dispatcher.toInstance({ type: 'tagType.update', name: req.params.name, input, meta: metaOf(deps, req) })
@@ -97,6 +100,7 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE',
       body: true,
+      docs: { body: featureTagSchema },
       handler: async (req) => {
         const tag = parse(featureTagSchema, req.body)
         const carried = flagsCarryingTag(deps.registry, tag).length > 0
@@ -143,6 +147,7 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       path: tagsPath,
       access: 'admin',
       body: true,
+      docs: { body: featureTagSchema },
       handler: async (req) => {
         const found = writable(req)
         const tag = parse(featureTagSchema, req.body)
@@ -161,6 +166,7 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       path: tagsPath,
       access: 'admin',
       body: true,
+      docs: { body: updateFeatureTagsSchema },
       handler: async (req) => {
         const found = writable(req)
         const body = parse(updateFeatureTagsSchema, req.body)
@@ -197,6 +203,7 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE',
       body: true,
+      docs: { body: bulkTagsSchema },
       handler: async (req) => {
         const input = parse(bulkTagsSchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, {

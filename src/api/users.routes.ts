@@ -83,6 +83,7 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       path: '/api/admin/user-admin/validate-password',
       access: 'admin',
       body: true,
+      docs: { body: passwordSchema },
       handler: (req) => {
         checkPasswordStrength(parse(passwordSchema, req.body).password)
         return empty(200)
@@ -94,6 +95,7 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       body: true,
+      docs: { body: createUserSchema },
       handler: async (req) => {
         const input = parse(createUserSchema, req.body)
         if (input.password !== undefined) checkPasswordStrength(input.password)
@@ -109,6 +111,7 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       body: true,
+      docs: { body: updateUserSchema },
       handler: async (req) => {
         const id = numericId(req.params.id, 'id')
         const input = parse(updateUserSchema, req.body)
@@ -134,6 +137,7 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       body: true,
+      docs: { body: passwordSchema },
       handler: async (req) => {
         const id = numericId(req.params.id, 'id')
         findUser(id)
@@ -147,6 +151,7 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       path: '/api/admin/user/change-password',
       access: 'admin',
       body: true,
+      docs: { body: passwordSchema },
       handler: async (req) => {
         const input = parse(passwordSchema, req.body)
         if (input.confirmPassword !== undefined && input.confirmPassword !== input.password) throw badData('"confirmPassword" does not match "password"')
@@ -159,6 +164,7 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       path: '/auth/simple/login',
       access: 'public',
       body: true,
+      docs: { body: loginSchema },
       handler: async (req) => {
         const { username, password } = parse(loginSchema, req.body)
         const needle = username.toLowerCase()

@@ -8,6 +8,7 @@ import type { FeatureVariant } from '../schemas/shared.js'
 import { json, metaOf, type ApiDeps } from './deps.js'
 import { committedFeature } from './lookups.js'
 import { parse } from './parse.js'
+import { variantsResponse } from '../schemas/responses.js'
 
 const featurePath = '/api/admin/projects/:projectId/features/:featureName'
 
@@ -54,6 +55,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: `${featurePath}/environments/:environment/variants`,
       access: 'admin',
+      docs: { responses: { 200: variantsResponse } },
       handler: (req) => json({ version: 1, variants: current(req) }),
     },
     {
@@ -62,6 +64,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
       body: true,
+      docs: { body: featureVariantsSchema, responses: { 200: variantsResponse } },
       handler: (req) => write(req, parse(featureVariantsSchema, req.body)),
     },
     {
@@ -70,6 +73,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
       body: true,
+      docs: { body: jsonPatchSchema, responses: { 200: variantsResponse } },
       handler: (req) => write(req, parse(featureVariantsSchema, patched(current(req), parse(jsonPatchSchema, req.body)))),
     },
     {
@@ -78,6 +82,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
       body: true,
+      docs: { body: variantsBatchSchema, responses: { 200: variantsResponse } },
       handler: async (req) => {
         const input = parse(variantsBatchSchema, req.body)
         await deps.dispatcher.toProject(req.params.projectId, {
@@ -95,6 +100,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: `${featurePath}/variants`,
       access: 'admin',
+      docs: { responses: { 200: variantsResponse } },
       handler: (req) => json({ version: 1, variants: legacy(req) }),
     },
     {
@@ -103,6 +109,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_VARIANTS',
       body: true,
+      docs: { body: featureVariantsSchema, responses: { 200: variantsResponse } },
       handler: (req) => writeLegacy(req, parse(featureVariantsSchema, req.body)),
     },
     {
@@ -111,6 +118,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE_VARIANTS',
       body: true,
+      docs: { body: jsonPatchSchema, responses: { 200: variantsResponse } },
       handler: (req) => writeLegacy(req, parse(featureVariantsSchema, patched(legacy(req), parse(jsonPatchSchema, req.body)))),
     },
   ]

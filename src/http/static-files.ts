@@ -8,7 +8,7 @@ import type { Reply, Request, Route } from './types.js'
 // read once at start with the .br and .gz copies the build wrote beside them, never compressed here.
 // Names under assets/ carry a content hash, so they are cached for a year; index.html is revalidated.
 
-interface StaticFile {
+export interface StaticFile {
   type: string
   body: Buffer
   gzip?: Buffer
@@ -28,6 +28,16 @@ const types: Record<string, string> = {
 }
 
 const compressedCopy = /\.(gz|br)$/
+
+export const contentTypeOf = (name: string): string | undefined => types[path.extname(name)]
+
+// A file built in memory or read from elsewhere (the OpenAPI page), served like the UI's.
+export const staticFile = (name: string, body: Buffer, immutable = false): StaticFile => ({
+  type: contentTypeOf(name) ?? 'application/octet-stream',
+  body,
+  etag: `"${createHash('sha1').update(body).digest('base64url')}"`,
+  immutable,
+})
 
 export const loadStaticFiles = (dir: string): Map<string, StaticFile> => {
   const files = new Map<string, StaticFile>()
@@ -68,7 +78,7 @@ export const pickEncoding = (acceptEncoding: string | undefined, file: Pick<Stat
   return undefined
 }
 
-const serve = (file: StaticFile, req: Request): Reply => {
+export const serveStaticFile = (file: StaticFile, req: Request): Reply => {
   const headers: Record<string, string> = {
     'content-type': file.type,
     'cache-control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
@@ -91,7 +101,7 @@ export const staticRoutes = (files: Map<string, StaticFile>): Route[] => {
   const index = files.get('index.html')
   if (!index) return []
   return [
-    { method: 'GET', path: '/', access: 'public', handler: (req) => serve(index, req) },
+    { method: 'GET', path: '/', access: 'public', handler: (req) => serveStaticFile(index, req) },
     {
       method: 'GET',
       path: '/assets/:file',
@@ -99,7 +109,7 @@ export const staticRoutes = (files: Map<string, StaticFile>): Route[] => {
       handler: (req) => {
         const file = files.get(`assets/${req.params.file}`)
         if (!file) throw new DomainError('NotFoundError', `There is no asset named ${req.params.file.slice(0, 200)}.`)
-        return serve(file, req)
+        return serveStaticFile(file, req)
       },
     },
   ]

@@ -1,3 +1,5 @@
+import type { GenericSchema } from 'valibot'
+
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
 // Who is calling: resolved from the Authorization header by auth.ts.
@@ -58,6 +60,17 @@ export interface Route {
   // A client or frontend route that admin tokens may call too (the handler decides what they get).
   adminToo?: boolean
   handler: Handler
+  docs?: RouteDocs
+}
+
+// What the OpenAPI description says of a route; the schemas are the ones the handler parses with.
+export interface RouteDocs {
+  summary?: string
+  body?: GenericSchema
+  // Query parameter name → description.
+  query?: Record<string, string>
+  // Status → the body's schema; null for a status answered without a body.
+  responses?: Record<number, GenericSchema | null>
 }
 
 export interface Authenticator {
