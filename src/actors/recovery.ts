@@ -5,10 +5,21 @@ import { evolveInstance, ownedByInstance } from '../domain/instance.js'
 import { emptyInstance, type InstanceState } from '../domain/instance-state.js'
 import { evolveProject } from '../domain/project.js'
 import type { ProjectState } from '../domain/project-state.js'
+import { addExtension } from 'msgpackr'
+import { PersistentMap } from '../domain/immutable.js'
 import type { EventLog, SnapshotEntry } from '../store/log.js'
 
 // Bump whenever the shape of a state changes: older snapshots are then ignored and the log replayed.
 export const snapshotFormat = 10
+
+// States hold PersistentMaps wherever an event changed a map: snapshots (and the replicas' copies)
+// store them as their entries, and read them back as PersistentMaps.
+addExtension({
+  Class: PersistentMap,
+  type: 0x50,
+  write: (map: PersistentMap<unknown, unknown>) => [...map.entries()],
+  read: (entries: [unknown, unknown][]) => PersistentMap.from(entries),
+})
 
 // A read model whose state is a pure function of the log, snapshotted beside the actors' states so
 // that it comes out the same whether a process replayed the whole log or started from a snapshot.
