@@ -477,15 +477,11 @@ const main = async () => {
       } else {
         progress('starting our server ...')
         const profileDir = process.env.BENCH_PROFILE_DIR
-        subject = fromChild(
-          'ours',
-          await startFlagServer({
-            adminToken,
-            clientToken,
-            env: { INIT_FRONTEND_API_TOKENS: frontendToken },
-            ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] } : {}),
-          }),
-        )
+        const nodeArgs = [
+          ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0),
+          ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []),
+        ]
+        subject = fromChild('ours', await startFlagServer({ adminToken, clientToken, env: { INIT_FRONTEND_API_TOKENS: frontendToken }, nodeArgs }))
       }
       servers.push(subject)
       const baseUrl = `http://${subject.host}:${subject.port}${subject.base}`

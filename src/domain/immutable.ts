@@ -137,11 +137,21 @@ export class PersistentMap<K, V> extends Map<K, V> implements ReadonlyMap<K, V> 
 
 }
 
-const persistent = <K, V>(map: ReadonlyMap<K, V>): PersistentMap<K, V> => (map instanceof PersistentMap ? map : PersistentMap.from(map))
+// Below this many entries a plain copy is cheaper than the buckets and chunks (a flag's environments, a
+// strategy's parameters): only maps that grow past it become persistent.
+const persistentFrom = 128
 
-export const withEntry = <K, V>(map: ReadonlyMap<K, V>, key: K, value: V): ReadonlyMap<K, V> => persistent(map).with(key, value)
+export const withEntry = <K, V>(map: ReadonlyMap<K, V>, key: K, value: V): ReadonlyMap<K, V> => {
+  if (map instanceof PersistentMap) return map.with(key, value)
+  return map.size < persistentFrom ? new Map(map).set(key, value) : PersistentMap.from(map).with(key, value)
+}
 
-export const withoutEntry = <K, V>(map: ReadonlyMap<K, V>, key: K): ReadonlyMap<K, V> => persistent(map).without(key)
+export const withoutEntry = <K, V>(map: ReadonlyMap<K, V>, key: K): ReadonlyMap<K, V> => {
+  if (map instanceof PersistentMap) return map.without(key)
+  const next = new Map(map)
+  next.delete(key)
+  return next
+}
 
 export const updateEntry = <K, V>(map: ReadonlyMap<K, V>, key: K, update: (value: V) => V): ReadonlyMap<K, V> => {
   const current = map.get(key)

@@ -70,3 +70,13 @@ t.test('a PersistentMap is a Map to those who ask, and refuses to be changed in 
   t.throws(() => (map as Map<string, number>).clear(), TypeError)
   t.equal(map.get('a'), 1)
 })
+
+t.test('small maps are copied plainly; one that grows past 128 entries becomes persistent', async (t) => {
+  let map: ReadonlyMap<string, number> = new Map()
+  for (let i = 0; i < 127; i++) map = withEntry(map, `flag-${i}`, i)
+  t.notOk(map instanceof PersistentMap, '127 entries: a plain Map')
+  map = withEntry(map, 'flag-127', 127)
+  map = withEntry(map, 'flag-128', 128)
+  t.ok(map instanceof PersistentMap, '129 entries: persistent')
+  t.same([...map.keys()], names(129))
+})
