@@ -481,7 +481,9 @@ const main = async () => {
           ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0),
           ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []),
         ]
-        subject = fromChild('ours', await startFlagServer({ adminToken, clientToken, env: { INIT_FRONTEND_API_TOKENS: frontendToken }, nodeArgs }))
+        // Unleash's default limit is 5,000 flags: ours is started with room for the dataset.
+        const env = { INIT_FRONTEND_API_TOKENS: frontendToken, UNLEASH_FEATURE_FLAGS_LIMIT: String(Math.max(5000, FLAGS + 100)) }
+        subject = fromChild('ours', await startFlagServer({ adminToken, clientToken, env, nodeArgs }))
       }
       servers.push(subject)
       const baseUrl = `http://${subject.host}:${subject.port}${subject.base}`

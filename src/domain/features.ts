@@ -56,12 +56,17 @@ export const featureData = (feature: Feature) => ({
   archived: feature.archived,
 })
 
+const countActive = (features: Iterable<Feature>): number => {
+  let count = 0
+  for (const feature of features) if (!feature.archived) count++
+  return count
+}
+
 export const decideCreateFeature = (state: ProjectState, input: CreateFeature, world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {
   const nameError = checkNewFeatureName(input.name, world) ?? checkNamingPattern(state, input.name)
   if (nameError) return fail(nameError)
   const limit = state.settings.featureLimit
-  const active = [...state.features.values()].filter((f) => !f.archived).length
-  if (limit !== null && active >= limit) {
+  if (limit !== null && countActive(state.features.values()) >= limit) {
     return fail(invalidOperation('You have reached the maximum number of feature flags for this project.'))
   }
   if (world.featureCount >= limits.featureFlags) {

@@ -109,22 +109,16 @@ export class PersistentMap<K, V> extends Map<K, V> implements ReadonlyMap<K, V> 
     return chunks
   }
 
-  override *entries(): MapIterator<[K, V]> {
-    for (const chunk of this.chunks) {
-      for (const entry of chunk) if (entry) yield [entry[0], entry[1]]
-    }
+  override entries(): MapIterator<[K, V]> {
+    return new SlotIterator(this.chunks, (entry) => [entry[0], entry[1]])
   }
 
-  override *keys(): MapIterator<K> {
-    for (const chunk of this.chunks) {
-      for (const entry of chunk) if (entry) yield entry[0]
-    }
+  override keys(): MapIterator<K> {
+    return new SlotIterator(this.chunks, (entry) => entry[0])
   }
 
-  override *values(): MapIterator<V> {
-    for (const chunk of this.chunks) {
-      for (const entry of chunk) if (entry) yield entry[1]
-    }
+  override values(): MapIterator<V> {
+    return new SlotIterator(this.chunks, (entry) => entry[1])
   }
 
   override [Symbol.iterator](): MapIterator<[K, V]> {
@@ -140,6 +134,35 @@ export class PersistentMap<K, V> extends Map<K, V> implements ReadonlyMap<K, V> 
 // Below this many entries a plain copy is cheaper than the buckets and chunks (a flag's environments, a
 // strategy's parameters): only maps that grow past it become persistent.
 const persistentFrom = 128
+
+// Walks the chunks' filled slots; a plain iterator object, which V8 runs about three times faster than a
+// generator over the same loops (iterating every flag is what a flag creation's limit check does).
+class SlotIterator<K, V, T> implements MapIterator<T> {
+  private chunk = 0
+  private slot = 0
+
+  constructor(
+    private readonly chunks: readonly (readonly (Entry<K, V> | undefined)[])[],
+    private readonly pick: (entry: Entry<K, V>) => T,
+  ) {}
+
+  next(): IteratorResult<T, undefined> {
+    while (this.chunk < this.chunks.length) {
+      const chunk = this.chunks[this.chunk]
+      while (this.slot < chunk.length) {
+        const entry = chunk[this.slot++]
+        if (entry) return { done: false, value: this.pick(entry) }
+      }
+      this.chunk++
+      this.slot = 0
+    }
+    return { done: true, value: undefined }
+  }
+
+  [Symbol.iterator](): MapIterator<T> {
+    return this
+  }
+}
 
 export const withEntry = <K, V>(map: ReadonlyMap<K, V>, key: K, value: V): ReadonlyMap<K, V> => {
   if (map instanceof PersistentMap) return map.with(key, value)
