@@ -9,11 +9,15 @@ export const buildWorld = (registry: Registry): ProjectWorld => {
   return {
     environments: instance.environments,
     projectCount: projects.length,
-    // Counted only when a decision asks (flag creation), not for every command.
-    get featureCount() {
-      let count = 0
-      for (const [, project] of projects) for (const feature of project.features.values()) if (!feature.archived) count++
-      return count
+    // Asked at every flag creation: the stored flags (archived ones included) are counted per project
+    // first, and only when they reach n are the active ones counted, so creating flags stays O(projects).
+    activeFeaturesAtLeast: (n) => {
+      let stored = 0
+      for (const [, project] of projects) stored += project.features.size
+      if (stored < n) return false
+      let active = 0
+      for (const [, project] of projects) for (const feature of project.features.values()) if (!feature.archived && ++active >= n) return true
+      return false
     },
     featureLocation: (name) => {
       for (const [project, state] of projects) {

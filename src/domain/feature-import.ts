@@ -210,7 +210,7 @@ export const decideImport = (
   const events: EventDraft[] = []
   const worldNow = (): ProjectWorld => ({
     ...world,
-    featureCount: world.featureCount + current.features.size - state.features.size,
+    activeFeaturesAtLeast: (n) => world.activeFeaturesAtLeast(n - (current.features.size - state.features.size)),
     featureLocation: (name) => {
       const feature = current.features.get(name)
       return feature ? { project, archived: feature.archived } : world.featureLocation(name)

@@ -69,7 +69,7 @@ export const decideCreateFeature = (state: ProjectState, input: CreateFeature, w
   if (limit !== null && countActive(state.features.values()) >= limit) {
     return fail(invalidOperation('You have reached the maximum number of feature flags for this project.'))
   }
-  if (world.featureCount >= limits.featureFlags) {
+  if (world.activeFeaturesAtLeast(limits.featureFlags)) {
     return fail(new DomainError('ExceedsLimitError', `Failed to create feature flag. You can't create more than the established limit of ${limits.featureFlags}.`))
   }
   const data = {

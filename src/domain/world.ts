@@ -6,7 +6,8 @@ import type { PeopleState } from './people-state.js'
 export interface ProjectWorld {
   environments: ReadonlyMap<string, Environment>
   projectCount: number
-  featureCount: number
+  // Whether at least n flags are active (not archived), across all projects: the global flag limit.
+  activeFeaturesAtLeast: (n: number) => boolean
   featureLocation: (name: string) => { project: string; archived: boolean } | undefined
   strategyTypeExists: (name: string) => boolean
   segment: (id: number) => { id: number; name: string; project: string | null } | undefined

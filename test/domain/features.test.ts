@@ -73,7 +73,7 @@ t.test('create', async (t) => {
 
   t.test('the global limit of 5000 flags', async (t) => {
     const s = webShop()
-    s.worldOverrides = { featureCount: 5000 }
+    s.worldOverrides = { activeFeaturesAtLeast: (n) => 5000 >= n }
     assertError(t, errorOf(s.decide('web', { type: 'feature.create', input: featureInput({ name: 'one-too-many' }) })), 'ExceedsLimitError', 400, "Failed to create feature flag. You can't create more than the established limit of 5000.")
   })
 })
