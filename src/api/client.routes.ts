@@ -42,13 +42,13 @@ const inlineSegmentsFor = (spec: string): boolean => {
   return inline
 }
 
-const inlineSegments = (req: Request): boolean => {
+const inlineSegments = (req: Pick<Request, 'query' | 'header'>): boolean => {
   if (req.query.get('inlineSegmentConstraints') === 'true') return true
-  const spec = req.headers['unleash-client-spec']
+  const spec = req.header('unleash-client-spec')
   return spec === undefined ? true : inlineSegmentsFor(spec)
 }
 
-export const clientQueryFor = (req: Request, principal: Principal): ClientQuery => {
+export const clientQueryFor = (req: Pick<Request, 'query' | 'header'>, principal: Principal): ClientQuery => {
   const environment = principal.environment === '*' ? req.query.get('environment') || defaultEnvironment : principal.environment
   const requested = req.query.getAll('project').filter((p) => p.length > 0)
   let projects: ClientQuery['projects'] = principal.projects.includes('*') ? '*' : [...principal.projects].sort()
@@ -105,12 +105,12 @@ const deltaBody = (delta: Delta): Buffer => {
 
 // Unleash Edge names itself in headers on every call; its own registration is these.
 const registrationFromHeaders = (req: Request, environment: string, now: string) => {
-  const appName = req.headers['unleash-appname']
+  const appName = req.header('unleash-appname')
   if (!appName) return undefined
   return {
     appName: appName.slice(0, 255),
-    instanceId: (req.headers['unleash-instanceid'] || 'default').slice(0, 255),
-    sdkVersion: (req.headers['unleash-sdk'] ?? req.headers['user-agent'] ?? '').slice(0, 255) || null,
+    instanceId: (req.header('unleash-instanceid') || 'default').slice(0, 255),
+    sdkVersion: (req.header('unleash-sdk') ?? req.header('user-agent') ?? '').slice(0, 255) || null,
     strategies: [],
     environment,
     started: now,
@@ -160,11 +160,11 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
       const payload = deps.clientFeatures.payload(clientQueryFor(req, principal))
       // Unleash answers 304 with no body and no headers (SEMANTICS 5.2).
       const polls = deps.served.sdkPolls
-      if (matchesEtag(req.headers['if-none-match'], payload.etag)) {
+      if (matchesEtag(req.header('if-none-match'), payload.etag)) {
         polls.notModified++
         return { status: 304 }
       }
-      const accepts = req.headers['accept-encoding'] ?? ''
+      const accepts = req.header('accept-encoding') ?? ''
       const headers: Record<string, string> = { etag: payload.etag, 'content-type': 'application/json; charset=utf-8', vary: 'Accept-Encoding' }
       if (deps.config.streamingInvitePollers && deps.clientStreams.hasRoom()) headers['fetch-mode'] = 'streaming'
       if (payload.brotli && /\bbr\b/.test(accepts)) {
@@ -185,7 +185,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
     access: 'client',
     handler: (req) => {
       const query = clientQueryFor(req, req.principal!)
-      const since = revisionFromEtag(req.headers['if-none-match'])
+      const since = revisionFromEtag(req.header('if-none-match'))
       const delta = since === undefined ? deps.clientDeltas.hydration(query) : deps.clientDeltas.since(query, since)
       if (since === delta.revision && !delta.hydration) return { status: 304 }
       return { status: 200, body: deltaBody(delta), headers: { etag: `"${delta.revision}"`, 'content-type': 'application/json; charset=utf-8' } }
@@ -198,17 +198,17 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
     handler: (req) => {
       const principal = req.principal!
       const query = clientQueryFor(req, principal)
-      const lastEventId = revisionFromEtag(req.headers['last-event-id'])
+      const lastEventId = revisionFromEtag(req.header('last-event-id'))
       // Only what a changed token scope needs, not the whole request, is kept per connection.
       const environment = req.query.get('environment')
       const projects = req.query.getAll('project')
-      const spec = req.headers['unleash-client-spec']
+      const spec = req.header('unleash-client-spec')
       const rescope = (next: Principal) => {
         const params = new URLSearchParams(projects.map((p) => ['project', p]))
         if (environment) params.set('environment', environment)
-        return clientQueryFor({ ...req, query: params, headers: spec === undefined ? {} : { 'unleash-client-spec': spec } }, next)
+        return clientQueryFor({ query: params, header: (name) => (name === 'unleash-client-spec' ? spec : undefined) }, next)
       }
-      const secret = secretFrom(req.headers.authorization)!
+      const secret = secretFrom(req.header('authorization'))!
       return {
         status: 200,
         headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },

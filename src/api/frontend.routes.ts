@@ -57,7 +57,7 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
     const principal = req.principal as Principal
     const { body, etag } = answers.answer(principal, key, () => frontendContext(raw(), req.remoteAddress))
     deps.served.evaluations++
-    if (req.headers['if-none-match'] === etag) return { status: 304 }
+    if (req.header('if-none-match') === etag) return { status: 304 }
     return { status: 200, body, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', etag } }
   }
   return [

@@ -208,7 +208,7 @@ const guard = (deps: ApiDeps): ((req: Request) => void) => {
   return (req) => {
     if (isIn(extra, req.remoteAddress)) return
     if (tokenDigest) {
-      const secret = secretFrom(req.headers.authorization)
+      const secret = secretFrom(req.header('authorization'))
       if (secret !== undefined && timingSafeEqual(digest(secret), tokenDigest)) return
       throw new DomainError('AuthenticationRequired', 'The metrics need the METRICS_TOKEN in the Authorization header.')
     }

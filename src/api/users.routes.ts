@@ -16,7 +16,7 @@ const searchQuery = v.object({ q: v.optional(v.pipe(v.string(), v.maxLength(255,
 // Secure when asked for, or (auto) when the public URL is https or a proxy says the request came over https.
 const cookieAttributes = (deps: ApiDeps, req: Request): string => {
   const mode = deps.config.secureCookies
-  const secure = mode === 'always' || (mode === 'auto' && (deps.config.publicUrl.startsWith('https://') || req.headers['x-forwarded-proto'] === 'https'))
+  const secure = mode === 'always' || (mode === 'auto' && (deps.config.publicUrl.startsWith('https://') || req.header('x-forwarded-proto') === 'https'))
   return `Path=/; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`
 }
 
@@ -194,7 +194,7 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       path: '/logout',
       access: 'public',
       handler: async (req) => {
-        const sessionId = cookieValue(req.headers.cookie, sessionCookie)
+        const sessionId = cookieValue(req.header('cookie'), sessionCookie)
         if (sessionId) await deps.sessions.destroy(sessionId)
         return { status: 200, headers: { 'set-cookie': `${sessionCookie}=; ${cookieAttributes(deps, req)}; Max-Age=0` } }
       },

@@ -24,13 +24,15 @@ export const cookieValue = (header: string | undefined, name: string): string | 
 // Unleash answers each family of paths with its own 401/403 wording; SDKs only read the status.
 export const authenticate = (
   access: Access,
-  headers: { authorization?: string; cookie?: string },
+  authorization: string | undefined,
+  // Read only when there is no token: most requests are SDK polls with one.
+  cookie: () => string | undefined,
   authenticator: Authenticator,
   // Admin tokens may call this client or frontend route too; its handler decides what they get.
   adminToo = false,
 ): Principal | undefined => {
-  const secret = secretFrom(headers.authorization)
-  const session = secret === undefined && access !== 'client' && access !== 'frontend' ? cookieValue(headers.cookie, sessionCookie) : undefined
+  const secret = secretFrom(authorization)
+  const session = secret === undefined && access !== 'client' && access !== 'frontend' ? cookieValue(cookie(), sessionCookie) : undefined
   const principal =
     secret !== undefined ? authenticator.byToken(secret) : session !== undefined ? authenticator.bySession(session) : undefined
   if (access === 'public') return principal

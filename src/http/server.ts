@@ -124,6 +124,24 @@ class NoQuery extends URLSearchParams {
 }
 const noQuery = new NoQuery()
 
+// A request answered after its uWS callback needs an onAborted handler (uWS requires one then); one
+// answered inside it cannot meet an aborted connection and registers none.
+const watched = (res: uWS.HttpResponse, state: RequestState): RequestState => {
+  if (!state.watched) {
+    state.watched = true
+    res.onAborted(() => {
+      state.aborted = true
+      state.onAbort?.()
+    })
+  }
+  return state
+}
+
+let collectInto: Record<string, string> = {}
+const collectHeader = (name: string, value: string) => {
+  collectInto[name] = value
+}
+
 interface RequestState {
   aborted: boolean
   // Set by an open stream, to learn that its client left.
@@ -137,22 +155,45 @@ interface RequestState {
 
 // One per request, with its getters and authorize() on the prototype: a request allocates no closures,
 // parses its query string only when a route reads it and its address only when a route asks for it.
+// Headers are read from uWS one by one while its callback runs (an SDK poll reads three of a dozen); a
+// request answered later has them all copied first, since uWS's request dies with the callback.
+// header() must not be called after the callback for a request whose headers were not kept.
 class HttpRequest implements Request {
   body: unknown = undefined
   #query: URLSearchParams | undefined
   #remoteAddress: string | undefined
+  #headers: Record<string, string> | undefined
 
   constructor(
     readonly method: Method,
     readonly path: string,
     readonly params: Record<string, string>,
-    readonly headers: Record<string, string>,
+    private readonly uwsRequest: uWS.HttpRequest,
     readonly principal: Principal | undefined,
     private readonly rawQuery: string,
     private readonly res: uWS.HttpResponse,
     // Replaced by the request's own once it is answered later than in the uWS callback.
     public state: RequestState,
   ) {}
+
+  header(name: string): string | undefined {
+    if (this.#headers === undefined) {
+      const value = this.uwsRequest.getHeader(name)
+      if (value !== '') return value
+      // uWS answers '' for a missing header and an empty one alike: only reading them all tells which.
+      this.keepHeaders()
+    }
+    return this.#headers![name]
+  }
+
+  // Before the uWS callback returns, for a request answered after it.
+  keepHeaders(): void {
+    if (this.#headers !== undefined) return
+    const headers: Record<string, string> = {}
+    collectInto = headers
+    this.uwsRequest.forEach(collectHeader)
+    this.#headers = headers
+  }
 
   get query(): URLSearchParams {
     return (this.#query ??= this.rawQuery === '' ? noQuery : new URLSearchParams(this.rawQuery))
@@ -252,8 +293,8 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   const handle = async (res: uWS.HttpResponse, state: RequestState, request: Request, route: Route, cors: Record<string, string> | undefined) => {
     try {
       if (route.body && (request.method === 'POST' || request.method === 'PUT' || request.method === 'PATCH')) {
-        const contentType = request.headers['content-type']
-        const declaredLength = Number(request.headers['content-length'] ?? '0')
+        const contentType = request.header('content-type')
+        const declaredLength = Number(request.header('content-length') ?? '0')
         if (declaredLength > options.maxBodyBytes) throw new TooLarge(options.maxBodyBytes)
         const raw = await readBody(res, options.maxBodyBytes)
         if (raw.length > 0 && !(contentType ?? '').toLowerCase().includes('json')) throw contentTypeError(contentType)
@@ -276,27 +317,11 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   }
 
   app.any('/*', (res, req) => {
-    // A reply sent before this callback returns cannot meet an aborted connection: only a request
-    // answered later (or a stream) registers an onAborted handler (uWS requires one then).
     const state: RequestState = { aborted: false, onAbort: undefined, watched: false, started: metrics ? performance.now() : 0, slots: undefined }
-    const answerLater = (): RequestState => {
-      if (!state.watched) {
-        state.watched = true
-        res.onAborted(() => {
-          state.aborted = true
-          state.onAbort?.()
-        })
-      }
-      return state
-    }
     const verb = req.getMethod().toUpperCase()
     const path = req.getUrl()
-    const headers: Record<string, string> = {}
-    req.forEach((name, value) => {
-      headers[name] = value
-    })
     const rawQuery = req.getQuery() ?? ''
-    const origin = headers.origin
+    const origin = req.getHeader('origin') || undefined
     let cors: Record<string, string> | undefined
 
     try {
@@ -309,7 +334,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
           send(res, state, { status: 204 }, {
             'access-control-allow-origin': origin ?? '*',
             'access-control-allow-methods': 'GET, POST, OPTIONS',
-            'access-control-allow-headers': headers['access-control-request-headers'] ?? corsAllowHeaders,
+            'access-control-allow-headers': req.getHeader('access-control-request-headers') || corsAllowHeaders,
             'access-control-max-age': '86400',
             vary: 'Origin',
           })
@@ -328,28 +353,32 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       const route = match.route
       if (metrics) state.slots = metrics.slotsFor(route)
       cors = route.cors ? { 'access-control-allow-origin': origin ?? '*', 'access-control-expose-headers': 'ETag', vary: 'Origin' } : undefined
-      const principal = authenticate(route.access, headers, authenticator, route.adminToo)
+      const principal = authenticate(route.access, req.getHeader('authorization') || undefined, () => req.getHeader('cookie') || undefined, authenticator, route.adminToo)
       // Unleash checks permissions before it looks at the body.
       if (route.permission) authorize(principal, route.permission, match.params.projectId, match.params.environment)
-      const request = new HttpRequest(method, path, match.params, headers, principal, rawQuery, res, state)
+      const request = new HttpRequest(method, path, match.params, req, principal, rawQuery, res, state)
       if (!route.body) {
         // Most reads answer synchronously, inside this uWS callback, with no promise in between.
         const reply = route.handler(request)
         // Admin reads carry an ETag (the UI polls them); SDK routes set their own.
         const etagged = route.access === 'admin' && method === 'GET'
         if (reply instanceof Promise) {
-          const later = (request.state = answerLater())
+          request.keepHeaders()
+          const later = (request.state = watched(res, state))
           inFlight++
           reply
-            .then((r) => send(res, later, etagged ? withEtag(r, headers['if-none-match']) : r, cors), (e) => sendError(res, later, e, cors))
+            .then((r) => send(res, later, etagged ? withEtag(r, request.header('if-none-match')) : r, cors), (e) => sendError(res, later, e, cors))
             .finally(settled)
-        } else if (reply.stream) send(res, (request.state = answerLater()), reply, cors)
-        else send(res, state, etagged ? withEtag(reply, headers['if-none-match']) : reply, cors)
+        } else if (reply.stream) {
+          request.keepHeaders()
+          send(res, (request.state = watched(res, state)), reply, cors)
+        } else send(res, state, etagged ? withEtag(reply, request.header('if-none-match')) : reply, cors)
         return
       }
-      // The address is read from the connection, which an awaited body may outlive.
+      // The address and headers are read from the connection, which an awaited body may outlive.
       void request.remoteAddress
-      request.state = answerLater()
+      request.keepHeaders()
+      request.state = watched(res, state)
       inFlight++
       void handle(res, request.state, request, route, cors).finally(settled)
     } catch (error) {

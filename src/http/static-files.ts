@@ -90,8 +90,8 @@ export const serveStaticFile = (file: StaticFile, req: Request): Reply => {
     headers['content-security-policy'] = "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'"
     headers['referrer-policy'] = 'same-origin'
   }
-  if (req.headers['if-none-match'] === file.etag) return { status: 304, headers }
-  const encoding = pickEncoding(req.headers['accept-encoding'], file)
+  if (req.header('if-none-match') === file.etag) return { status: 304, headers }
+  const encoding = pickEncoding(req.header('accept-encoding'), file)
   if (encoding) headers['content-encoding'] = encoding
   return { status: 200, headers, body: encoding === 'br' ? file.br : encoding === 'gzip' ? file.gzip : file.body }
 }

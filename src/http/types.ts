@@ -18,7 +18,8 @@ export interface Request {
   path: string
   params: Record<string, string>
   query: URLSearchParams
-  headers: Record<string, string>
+  // A request header by its lower-case name; undefined when it is missing.
+  header(name: string): string | undefined
   body: unknown
   remoteAddress: string
   principal: Principal | undefined

@@ -30,7 +30,7 @@ const authenticator: Authenticator = {
 
 const run = (access: Access, headers: { authorization?: string; cookie?: string }): Principal | DomainError | undefined => {
   try {
-    return authenticate(access, headers, authenticator)
+    return authenticate(access, headers.authorization, () => headers.cookie, authenticator)
   } catch (error) {
     if (error instanceof DomainError) return error
     throw error

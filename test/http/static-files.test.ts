@@ -13,7 +13,7 @@ const request = (params: Record<string, string>, headers: Record<string, string>
   path: '/',
   params,
   query: new URLSearchParams(),
-  headers,
+  header: (name) => headers[name],
   body: undefined,
   remoteAddress: '127.0.0.1',
   principal: undefined,
