@@ -1,13 +1,8 @@
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import t from 'tap'
 import * as v from 'valibot'
 import { openApiDocument } from '../../src/api/openapi.js'
-import { loadConfig } from '../../src/config.js'
 import type { Route } from '../../src/http/types.js'
-import { startServer } from '../../src/server.js'
+import { startPeopleServer } from '../helpers/people.js'
 import { fetchOpenApi, refsIn, resolveRef, schemaCompiler, schemasIn, type OpenApiDocument } from '../helpers/openapi.js'
 
 const noop = () => ({ status: 200 })
@@ -50,13 +45,8 @@ t.test('openApiDocument describes a route table', async (t) => {
 })
 
 t.test('the served document describes every route of the server', async (t) => {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'openapi-'))
-  const server = await startServer(loadConfig({ HTTP_PORT: '0', HTTP_HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: `*:*.${randomBytes(28).toString('hex')}`, LOG_LEVEL: 'error' }))
-  t.teardown(async () => {
-    await server.close()
-    rmSync(dataDir, { recursive: true, force: true })
-  })
-  const base = `http://127.0.0.1:${server.port}`
+  const server = await startPeopleServer(t, { env: { LOG_LEVEL: 'error' } })
+  const base = server.baseUrl
   const doc = await fetchOpenApi(base)
   t.equal(doc.openapi, '3.1.0')
 
@@ -90,13 +80,8 @@ t.test('the served document describes every route of the server', async (t) => {
 })
 
 t.test('GET /docs/openapi is a page served with its own assets', async (t) => {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'openapi-page-'))
-  const server = await startServer(loadConfig({ HTTP_PORT: '0', HTTP_HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: `*:*.${randomBytes(28).toString('hex')}`, LOG_LEVEL: 'error' }))
-  t.teardown(async () => {
-    await server.close()
-    rmSync(dataDir, { recursive: true, force: true })
-  })
-  const base = `http://127.0.0.1:${server.port}`
+  const server = await startPeopleServer(t, { env: { LOG_LEVEL: 'error' } })
+  const base = server.baseUrl
   const page = await fetch(`${base}/docs/openapi`)
   t.equal(page.status, 200)
   t.match(page.headers.get('content-type'), /^text\/html/)

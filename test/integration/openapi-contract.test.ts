@@ -1,31 +1,19 @@
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import t from 'tap'
-import { loadConfig } from '../../src/config.js'
 import type { Method } from '../../src/http/types.js'
-import { startServer } from '../../src/server.js'
+import { startPeopleServer } from '../helpers/people.js'
 import { ContractChecker, fetchOpenApi, type Exchange } from '../helpers/openapi.js'
 
 // A tour of real requests, each answer checked against the served OpenAPI document: a documented
 // route the tour misses, or an answer that drifted from its schema, fails here.
 
-const adminToken = `*:*.${randomBytes(28).toString('hex')}`
-
 t.test('the answers of a tour of the API match the OpenAPI document', async (t) => {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'openapi-contract-'))
-  const server = await startServer(loadConfig({ HTTP_PORT: '0', HTTP_HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: adminToken, LOG_LEVEL: 'error' }))
-  t.teardown(async () => {
-    await server.close()
-    rmSync(dataDir, { recursive: true, force: true })
-  })
-  const base = `http://127.0.0.1:${server.port}`
+  const server = await startPeopleServer(t, { env: { LOG_LEVEL: 'error' } })
+  const base = server.baseUrl
   const checker = new ContractChecker(await fetchOpenApi(base), server.routes)
   const problems: string[] = []
 
   const call = async (method: Method, url: string, body?: unknown, options: { token?: string | null; headers?: Record<string, string> } = {}): Promise<Exchange & { headers: Headers }> => {
-    const token = options.token === undefined ? adminToken : options.token
+    const token = options.token === undefined ? server.adminToken : options.token
     const response = await fetch(base + url, {
       method,
       headers: { ...(token ? { authorization: token } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
@@ -171,13 +159,8 @@ t.test('the answers of a tour of the API match the OpenAPI document', async (t) 
 })
 
 t.test('the checker refuses an answer that drifted from its schema', async (t) => {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'openapi-drift-'))
-  const server = await startServer(loadConfig({ HTTP_PORT: '0', HTTP_HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: adminToken, LOG_LEVEL: 'error' }))
-  t.teardown(async () => {
-    await server.close()
-    rmSync(dataDir, { recursive: true, force: true })
-  })
-  const checker = new ContractChecker(await fetchOpenApi(`http://127.0.0.1:${server.port}`), server.routes)
+  const server = await startPeopleServer(t, { env: { LOG_LEVEL: 'error' } })
+  const checker = new ContractChecker(await fetchOpenApi(server.baseUrl), server.routes)
   const exchange = (body: unknown, status = 200): Exchange => ({ method: 'GET', url: '/api/admin/events/head', status, body, text: JSON.stringify(body) })
   t.same(checker.check(exchange({ id: 3, hash: 'a'.repeat(64) })), [], 'the real shape passes')
   t.match(checker.check(exchange({ id: '3', hash: 'a'.repeat(64) })), [/GET \/api\/admin\/events\/head 200: .*must be number/], 'a string where the schema says number fails')
