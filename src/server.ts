@@ -292,10 +292,12 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   let snapshotting: Promise<void> | undefined
   let snapshotWrittenAt: Date | undefined
   const saveSnapshot = async () => {
+    const started = performance.now()
     const entries = committedEntries()
     sinceSnapshot = 0
     await log.saveSnapshots(snapshotFormat, entries)
     snapshotWrittenAt = clock()
+    logger.debug('snapshots written', { lastId: entries[0]?.lastId ?? 0, ms: Math.round(performance.now() - started) })
   }
   const snapshotWhenDue = () => {
     if (sinceSnapshot < config.snapshotEvery || snapshotting) return

@@ -101,6 +101,12 @@ export class PersistentMap<K, V> extends Map<K, V> implements ReadonlyMap<K, V> 
     return new PersistentMap(buckets, this.withSlot(slot, undefined), this.slotCount, this.count - 1)
   }
 
+  // The entry chunks (an empty slot is undefined). A chunk no event has touched is the same array in
+  // every later version, so a snapshot can reuse the bytes it wrote for it last time.
+  get chunkList(): readonly (readonly (Entry<K, V> | undefined)[])[] {
+    return this.chunks
+  }
+
   private withSlot(slot: number, entry: Entry<K, V> | undefined) {
     const chunks = this.chunks.slice()
     const chunk = chunks[slot >> 6].slice()

@@ -16,3 +16,17 @@ t.test('a snapshot keeps PersistentMaps, nested ones too, with their entries in 
   t.same(restored.get('flag-4')!.environments.get('development'), { enabled: true })
   t.equal(restored.has('flag-3'), false)
 })
+
+t.test('a snapshot taken after a change shows the change, and the entries left alone as they were', async (t) => {
+  let features: ReadonlyMap<string, { rollout: number }> = PersistentMap.from(Array.from({ length: 300 }, (_, i) => [`flag-${i}`, { rollout: i }]))
+  const decode = (map: ReadonlyMap<string, { rollout: number }>) =>
+    (decodeSnapshotSet(snapshotFormat, encodeSnapshotSet(snapshotFormat, [{ key: 'project:web', lastId: 1, state: { features: map } }]))![0].state as { features: ReadonlyMap<string, { rollout: number }> }).features
+  t.equal(decode(features).get('flag-4')?.rollout, 4)
+  features = withEntry(features, 'flag-4', { rollout: 99 })
+  features = withoutEntry(features, 'flag-250')
+  const second = decode(features)
+  t.equal(second.get('flag-4')?.rollout, 99, 'the changed entry')
+  t.equal(second.has('flag-250'), false, 'the removed entry')
+  t.equal(second.get('flag-200')?.rollout, 200, 'an entry of an unchanged chunk')
+  t.equal(second.size, 299)
+})
