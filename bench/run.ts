@@ -238,12 +238,13 @@ interface Run {
   latency: LatencyHistogram
   cpuMs: number
   rssBytes: number
+  anonBytes: number
   bodyBytes: number
   unexpected: Record<string, number>
   errors: string[]
 }
 
-const newRun = (): Run => ({ requests: 0, durationMs: 0, latency: new LatencyHistogram(), cpuMs: 0, rssBytes: 0, bodyBytes: 0, unexpected: {}, errors: [] })
+const newRun = (): Run => ({ requests: 0, durationMs: 0, latency: new LatencyHistogram(), cpuMs: 0, rssBytes: 0, anonBytes: 0, bodyBytes: 0, unexpected: {}, errors: [] })
 
 const measure = async (server: Server, c: HttpCase, run: Run) => {
   let cpuStart = 0
@@ -269,7 +270,11 @@ const measure = async (server: Server, c: HttpCase, run: Run) => {
   run.latency.add(load.latency)
   run.cpuMs += cpuEnd - cpuStart
   run.bodyBytes += load.bodyBytesPerResponse * load.requests
-  if (server.pid !== undefined) run.rssBytes = Math.max(run.rssBytes, sampleProcess(server.pid).rssBytes)
+  if (server.pid !== undefined) {
+    const sample = sampleProcess(server.pid)
+    run.rssBytes = Math.max(run.rssBytes, sample.rssBytes)
+    run.anonBytes = Math.max(run.anonBytes, sample.anonBytes)
+  }
   for (const [status, n] of Object.entries(load.statuses)) if (Number(status) !== c.status) run.unexpected[status] = (run.unexpected[status] ?? 0) + n
   for (const e of load.errors) if (!run.errors.includes(e)) run.errors.push(e)
 }
@@ -285,6 +290,7 @@ export interface HttpResult {
   p999Ms: number
   cpuMicrosPerRequest: number | null
   rssMiB: number | null
+  anonMiB: number | null
   bodyBytesPerResponse: number
   unexpectedStatuses: Record<string, number>
   errors: string[]
@@ -301,6 +307,7 @@ const summarise = (c: HttpCase, server: Server, run: Run): HttpResult => ({
   p999Ms: run.latency.percentileMs(0.999),
   cpuMicrosPerRequest: server.pid === undefined ? null : (run.cpuMs * 1000) / Math.max(1, run.requests),
   rssMiB: server.pid === undefined ? null : run.rssBytes / 2 ** 20,
+  anonMiB: server.pid === undefined ? null : run.anonBytes / 2 ** 20,
   bodyBytesPerResponse: run.requests > 0 ? run.bodyBytes / run.requests : 0,
   unexpectedStatuses: run.unexpected,
   errors: run.errors,
@@ -417,6 +424,7 @@ const httpTable = (results: HttpResult[]) => {
         fixed(r.p999Ms, 2),
         r.cpuMicrosPerRequest === null ? '-' : fixed(r.cpuMicrosPerRequest, 1),
         r.rssMiB === null ? '-' : fixed(r.rssMiB, 1),
+        r.anonMiB === null ? '-' : fixed(r.anonMiB, 1),
         thousands(r.bodyBytesPerResponse),
         String(Object.values(r.unexpectedStatuses).reduce((a, b) => a + b, 0) + r.errors.length),
       ])
@@ -433,10 +441,11 @@ const httpTable = (results: HttpResult[]) => {
         '',
         '',
         '',
+        '',
       ])
     }
   }
-  return formatTable(['case: server', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'server CPU µs/req', 'RSS MiB', 'body B', 'unexpected'], rows)
+  return formatTable(['case: server', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'server CPU µs/req', 'RSS MiB', 'anon MiB', 'body B', 'unexpected'], rows)
 }
 
 const evalTable = (engines: EvalEngine[]) =>

@@ -43,6 +43,9 @@ const clockTicks = (): number => {
 
 export interface ProcessSample {
   rssBytes: number
+  // The anonymous part of the RSS: the heap and native allocations, without the file-backed pages (the
+  // program's code, and the LMDB data file's pages mapped for reading, which the kernel can drop).
+  anonBytes: number
   // user + system time of all the process's threads since it started.
   cpuMs: number
 }
@@ -51,11 +54,12 @@ export interface ProcessSample {
 export const sampleProcess = (pid: number): ProcessSample => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const rssKb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN)
+  const anonKb = Number(/^RssAnon:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN)
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
   // The command name (field 2) may hold spaces; the fields after its closing paren are fixed.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   const ticks = Number(fields[11]) + Number(fields[12])
-  return { rssBytes: rssKb * 1024, cpuMs: (ticks * 1000) / clockTicks() }
+  return { rssBytes: rssKb * 1024, anonBytes: anonKb * 1024, cpuMs: (ticks * 1000) / clockTicks() }
 }
 
 export interface MachineCpuSample {
