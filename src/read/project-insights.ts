@@ -44,6 +44,12 @@ const insertSorted = (list: number[], value: number) => {
   list.splice(lo, 0, value)
 }
 
+const dropBefore = (list: number[], value: number) => {
+  let stale = 0
+  while (stale < list.length && list[stale] < value) stale++
+  if (stale > 0) list.splice(0, stale)
+}
+
 // How many entries of a sorted list are >= value.
 const countFrom = (list: number[], value: number) => {
   let lo = 0
@@ -145,8 +151,15 @@ export class ProjectInsights {
       return
     }
     const facts = this.facts(event.project)
-    insertSorted(facts.activityMs, at)
-    for (let added = membersAddedBy(event); added > 0; added--) insertSorted(facts.membersAddedMs, at)
+    // Only the last two windows are ever counted: older times are dropped, or the lists would keep one
+    // number per event for ever.
+    const kept = this.clock().getTime() - 2 * windowMs
+    if (at >= kept) {
+      insertSorted(facts.activityMs, at)
+      for (let added = membersAddedBy(event); added > 0; added--) insertSorted(facts.membersAddedMs, at)
+    }
+    dropBefore(facts.activityMs, kept)
+    dropBefore(facts.membersAddedMs, kept)
     const name = event.featureName ?? ''
     const feature = facts.features.get(name)
     switch (event.type) {

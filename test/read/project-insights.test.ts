@@ -138,3 +138,19 @@ t.test('a snapshot written through the log, restored and followed by the tail gi
   t.same(restored.stats('p').projectActivityCurrentWindow, 8)
   t.same(restored.stats('other'), whole.stats('other'))
 })
+
+t.test('activity older than the two windows is not kept: the lists do not grow with every event for ever', async (t) => {
+  let today = now
+  const insights = new ProjectInsights(() => today)
+  insights.apply([ev('project-created', '2024-01-01', { project: 'p', data: { id: 'p' } })])
+  insights.apply(Array.from({ length: 1000 }, (_, i) => ev('feature-stale-on', '2024-03-01', { project: 'p', featureName: `old-${i}` })))
+  insights.apply([ev('feature-stale-on', '2024-05-10', { project: 'p', featureName: 'past' }), ev('feature-stale-on', '2024-06-20', { project: 'p', featureName: 'current' })])
+  const activityOf = () => insights.snapshot().projects.find(([id]) => id === 'p')![1].activityMs
+  t.same([...activityOf()], [Date.parse('2024-05-10T00:00:00.000Z'), Date.parse('2024-06-20T00:00:00.000Z')])
+  t.equal(insights.stats('p').projectActivityPastWindow, 1)
+  t.equal(insights.stats('p').projectActivityCurrentWindow, 1)
+
+  today = new Date('2024-07-20T00:00:00.000Z')
+  insights.apply([ev('feature-stale-on', '2024-07-19', { project: 'p', featureName: 'later' })])
+  t.same([...activityOf()], [Date.parse('2024-06-20T00:00:00.000Z'), Date.parse('2024-07-19T00:00:00.000Z')], 'a month on, the May event is dropped')
+})
