@@ -144,7 +144,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
         namePrefix: 'Only flags whose names start with this',
         tag: 'type:value, a tag the flags must carry (repeatable)',
         inlineSegmentConstraints: '"true" inlines segment constraints in the strategies',
-        at: 'A past moment (ISO 8601; admin tokens only): what SDKs were served then',
+        at: 'An event id or ISO 8601 date-time (admin tokens only): what SDKs were served just after it',
       },
       responses: { 200: clientFeaturesResponse, 304: null },
     },

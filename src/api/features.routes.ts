@@ -13,13 +13,12 @@ import {
   updateFeatureSchema,
   validateFeatureNameSchema,
 } from '../schemas/features.js'
-import { worldAt } from '../actors/recovery.js'
 import { buildTagWorld } from '../actors/tag-world.js'
 import { buildWorld } from '../actors/world.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { committedFeature, committedProject, locateFeature, viewContext } from './lookups.js'
 import { parse } from './parse.js'
-import { pastFeature, pastProject, pastViewContext, pastWorld } from './history.js'
+import { pastFeature, pastProject, pastViewContext, pastWorld, worldAfter } from './history.js'
 import { featureDataResponse, featureEnvironmentResponse, featureResponse, featuresResponse } from '../schemas/responses.js'
 
 const featurePath = '/api/admin/projects/:projectId/features/:featureName'
@@ -200,11 +199,9 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       docs: { summary: 'Bring the flag back to how it was just after an event', body: revertFeatureSchema, responses: { 200: featureResponse } },
       handler: async (req) => {
         const { toEventId } = parse(revertFeatureSchema, req.body)
-        const newest = deps.registry.lastCommittedId
-        if (toEventId > newest) throw badData(`"toEventId": there is no event ${toEventId}; the newest is ${newest}`)
+        const past = worldAfter(deps, toEventId, 'toEventId')
         const { projectId, featureName } = req.params
         const project = committedProject(deps, projectId)
-        const past = worldAt(deps.log, { id: toEventId })
         const newStrategyIds = Object.fromEntries([...project.environments.keys()].map((env) => [env, randomUUID()]))
         await deps.dispatcher.toProject(projectId, {
           type: 'feature.revert',

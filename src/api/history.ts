@@ -16,11 +16,10 @@ export interface PastWorld {
 
 const isoDateTime = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
 
-const pointOf = (raw: string, newestId: number): LogPoint => {
+const pointOf = (raw: string): LogPoint => {
   if (/^\d+$/.test(raw)) {
     const id = Number(raw)
     if (!Number.isSafeInteger(id) || id < 1) throw badData(`"at" must be an event id of 1 or more or an ISO 8601 date-time; got "${raw.slice(0, 40)}"`)
-    if (id > newestId) throw badData(`"at": there is no event ${id}; the newest is ${newestId}`)
     return { id }
   }
   const time = Date.parse(raw)
@@ -33,7 +32,15 @@ const pointOf = (raw: string, newestId: number): LogPoint => {
 export const pastWorld = (deps: ApiDeps, req: Request): PastWorld | undefined => {
   const raw = req.query.get('at')
   if (raw === null) return undefined
-  return worldAt(deps.log, pointOf(raw, deps.registry.lastCommittedId))
+  const point = pointOf(raw)
+  return 'id' in point ? worldAfter(deps, point.id, 'at') : worldAt(deps.log, point)
+}
+
+// The state just after event `id`; a 400 naming `field` when the log holds no such event yet.
+export const worldAfter = (deps: ApiDeps, id: number, field: string): PastWorld => {
+  const newest = deps.registry.lastCommittedId
+  if (id > newest) throw badData(`"${field}": there is no event ${id}; the newest is ${newest}`)
+  return worldAt(deps.log, { id })
 }
 
 const existedMessage = (what: string, past: PastWorld) => `${what} did not exist just after event ${past.lastId}`

@@ -321,6 +321,8 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     const verb = req.getMethod().toUpperCase()
     const path = req.getUrl()
     const rawQuery = req.getQuery() ?? ''
+    // Read straight from uWS, where missing and empty are the same: these are often missing (an SDK
+    // sends no origin), and HttpRequest.header() would copy every header to tell which.
     const origin = req.getHeader('origin') || undefined
     let cors: Record<string, string> | undefined
 
