@@ -72,21 +72,15 @@ export interface EventLogOptions {
   writeGate?: () => void
 }
 
-interface QueuedAppend {
-  records: StoredRecord[]
-  hashes: Buffer[]
-  indexKeys: string[][]
-  settle: (error?: unknown) => void
-}
-
 export class EventLog {
   private nextId: number
   private committedId: number
   // The hash of the newest appended record (committed or not): the next link is chained to it.
   private headHash: Buffer
   private committedHash: Buffer
-  private queue: QueuedAppend[] = []
-  private writing = false
+  // Bumped when a commit fails: appends made before the failure are doomed, and only the first of
+  // them to fail takes the ids and links back.
+  private generation = 0
 
   private constructor(
     private readonly root: RootDatabase,
@@ -130,58 +124,48 @@ export class EventLog {
   }
 
   // Ids are handed out synchronously, in call order, and each record is chained to the one before it
-  // then. Appends made while a commit is under way are written together in the next transaction (one
-  // commit, one fsync for all of them). When a commit fails, it and everything queued behind it fail,
-  // and their ids are handed out again: the log never holds a record decided after one that was lost,
-  // and its ids and chain stay without gaps.
+  // then. Each append is its own LMDB transaction, started at once: lmdb-js commits transactions in the
+  // order they were started, several in one commit and one flush when they queue up, and a commit's
+  // flush overlaps the next one's writing. A transaction whose previous record is not stored (an
+  // earlier commit failed) fails too, so when a commit fails, it and every append made before the
+  // failure was heard fail, and their ids are handed out again: the log never holds a record decided
+  // after one that was lost, and its ids and chain stay without gaps.
   append<R extends StoredRecord>(drafts: Omit<R, 'id'>[], indexKeysOf: (record: R) => string[] = () => []): Appended<R> {
+    if (drafts.length === 0) return { records: [], committed: Promise.resolve() }
     const records = drafts.map((draft) => ({ ...draft, id: this.nextId++ }) as R)
     const hashes = records.map((record) => (this.headHash = chainLink(this.headHash, record)))
-    const committed = new Promise<void>((resolve, reject) => {
-      this.queue.push({ records, hashes, indexKeys: records.map(indexKeysOf), settle: (error) => (error === undefined ? resolve() : reject(error)) })
-    })
-    this.writeQueued()
-    return { records, committed }
-  }
-
-  private writeQueued(): void {
-    if (this.writing || this.queue.length === 0) return
-    const batch = this.queue
-    this.queue = []
-    this.writing = true
-    this.root
+    const indexKeys = records.map(indexKeysOf)
+    const firstId = records[0].id
+    const lastId = firstId + records.length - 1
+    const generation = this.generation
+    const committed = this.root
       .transaction(() => {
         this.options.writeGate?.()
-        for (const { records, hashes, indexKeys } of batch) {
-          records.forEach((record, i) => {
-            this.log.put(record.id, record)
-            this.chain.put(record.id, hashes[i])
-            for (const key of indexKeys[i]) this.index.put([storedIndexKey(key), record.id], null)
-          })
+        if ((firstId > 1 && !this.log.doesExist(firstId - 1)) || this.log.doesExist(firstId)) {
+          throw new Error(`record ${firstId - 1} was not stored: the commit before this one failed`)
         }
+        records.forEach((record, i) => {
+          this.log.put(record.id, record)
+          this.chain.put(record.id, hashes[i])
+          for (const key of indexKeys[i]) this.index.put([storedIndexKey(key), record.id], null)
+        })
       })
       .then(
         () => {
-          for (const { records, hashes } of batch) {
-            if (records.length === 0) continue
-            this.committedId = records[records.length - 1].id
-            this.committedHash = hashes[hashes.length - 1]
-          }
-          for (const append of batch) append.settle()
+          this.committedId = lastId
+          this.committedHash = hashes[hashes.length - 1]
         },
         (error: unknown) => {
           settleCommitError(error)
-          const lost = [...batch, ...this.queue]
-          this.queue = []
-          this.nextId = this.committedId + 1
-          this.headHash = this.committedHash
-          for (const append of lost) append.settle(error ?? new Error('the commit failed'))
+          if (generation === this.generation) {
+            this.generation++
+            this.nextId = this.committedId + 1
+            this.headHash = this.committedHash
+          }
+          throw error ?? new Error('the commit failed')
         },
       )
-      .finally(() => {
-        this.writing = false
-        this.writeQueued()
-      })
+    return { records, committed }
   }
 
   get(id: number): StoredRecord | undefined {

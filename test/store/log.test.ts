@@ -320,6 +320,56 @@ t.test('hash chain', async (t) => {
     await log.close()
   })
 
+  t.test('appends in flight behind a failed commit fail too; the ones made after it take the lost ids', async (t) => {
+    const dir = t.testdir()
+    let failing = 0
+    const log = EventLog.open(dir, {
+      writeGate: () => {
+        if (failing > 0) {
+          failing--
+          throw new Error('MDB_MAP_FULL')
+        }
+      },
+    })
+    await log.append<Note>([{ text: 'a' }]).committed
+    failing = 1
+    const inFlight = [log.append<Note>([{ text: 'lost 1' }]), log.append<Note>([{ text: 'lost 2' }, { text: 'lost 3' }]), log.append<Note>([{ text: 'lost 4' }])]
+    t.same(inFlight.map((a) => a.records[0].id), [2, 3, 5], 'ids were handed out before any commit')
+    const outcomes = await Promise.allSettled(inFlight.map((a) => a.committed))
+    t.same(outcomes.map((o) => o.status), ['rejected', 'rejected', 'rejected'], 'the failed commit and everything started behind it')
+    const { records, committed } = log.append<Note>([{ text: 'b' }])
+    await committed
+    t.equal(records[0].id, 2, 'the first lost id is handed out again')
+    t.same(Array.from(log.from(1), (r) => (r as Note).text), ['a', 'b'])
+    t.match(log.verifyChain(), { ok: true, id: 2 })
+    await log.close()
+  })
+
+  t.test('a failure heard after new appends were made does not take their ids back', async (t) => {
+    const dir = t.testdir()
+    let calls = 0
+    let doomed: ReturnType<EventLog['append']> | undefined
+    const log: EventLog = EventLog.open(dir, {
+      writeGate: () => {
+        if (++calls > 1) return
+        // Made while the failing transaction commits, so it runs in the next one, after the failure is heard.
+        setImmediate(() => (doomed = log.append<Note>([{ text: 'lost 2' }])))
+        throw new Error('MDB_MAP_FULL')
+      },
+    })
+    await t.rejects(log.append<Note>([{ text: 'lost 1' }]).committed, /MDB_MAP_FULL/)
+    t.ok(doomed, 'an append was made before the failure was heard')
+    const after = log.append<Note>([{ text: 'a' }])
+    t.equal(after.records[0].id, 1, 'made once the failure was heard')
+    await t.rejects(doomed!.committed, /record 1 was not stored/)
+    const next = log.append<Note>([{ text: 'b' }])
+    t.equal(next.records[0].id, 2, 'the doomed append, heard later, left the ids alone')
+    await Promise.all([after.committed, next.committed])
+    t.same(Array.from(log.from(1), (r) => (r as Note).text), ['a', 'b'])
+    t.match(log.verifyChain(), { ok: true, id: 2 })
+    await log.close()
+  })
+
   t.test('a record rewritten behind the log is found, by id', async (t) => {
     const dir = t.testdir()
     await appendNotes(dir, ['a', 'b', 'c'])
