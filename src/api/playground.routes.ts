@@ -4,32 +4,39 @@ import { playgroundRequestSchema } from '../schemas/playground.js'
 import type { ApiDeps } from './deps.js'
 import { committedEnvironment } from './lookups.js'
 import { parse } from './parse.js'
+import { Utf8Builder } from '../domain/utf8-builder.js'
 import { playgroundResponse } from '../schemas/responses.js'
 
 // links.edit of a strategy is this + its URL-encoded id.
-const editLinkPrefix = (project: string, feature: string, encodedEnvironment: string) =>
-  `/projects/${encodeURIComponent(project)}/features/${encodeURIComponent(feature)}/strategies/edit?environmentId=${encodedEnvironment}&strategyId=`
+const editLinkPrefix = (encodedProject: string, encodedFeature: string, encodedEnvironment: string) =>
+  `/projects/${encodedProject}/features/${encodedFeature}/strategies/edit?environmentId=${encodedEnvironment}&strategyId=`
 
 // The playground answers what an SDK would (SEMANTICS 6, following the SDK where Unleash's own differs).
 // The evaluator writes the explanation as JSON from fragments compiled with each flag.
-export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] => [
-  {
-    method: 'POST',
-    path: '/api/admin/playground',
-    access: 'admin',
-    body: true,
-    docs: { body: playgroundRequestSchema, responses: { 200: playgroundResponse } },
-    handler: (req) => {
-      const input = parse(playgroundRequestSchema, req.body)
-      // Before any evaluator is built: one is kept per environment evaluated.
-      committedEnvironment(deps, input.environment)
-      const evaluator = evaluators.for(input.environment)
-      const projects = input.projects
-      const inScope = projects === '*' ? () => true : (project: string) => projects.includes(project)
-      const environment = encodeURIComponent(input.environment)
-      deps.served.evaluations++
-      const features = evaluator.explainAllJson(input.context, inScope, (project, feature) => editLinkPrefix(project, feature, environment))
-      return { status: 200, body: `{"input":${JSON.stringify(input)},"features":${features}}`, headers: { 'content-type': 'application/json; charset=utf-8' } }
+export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] => {
+  // The next answer is most likely about as long as the last one (room to spare saves a copy).
+  let expectedBytes = 64 * 1024
+  return [
+    {
+      method: 'POST',
+      path: '/api/admin/playground',
+      access: 'admin',
+      body: true,
+      docs: { body: playgroundRequestSchema, responses: { 200: playgroundResponse } },
+      handler: (req) => {
+        const input = parse(playgroundRequestSchema, req.body)
+        // Before any evaluator is built: one is kept per environment evaluated.
+        committedEnvironment(deps, input.environment)
+        const evaluator = evaluators.for(input.environment)
+        const projects = input.projects
+        const inScope = projects === '*' ? () => true : (project: string) => projects.includes(project)
+        const environment = encodeURIComponent(input.environment)
+        deps.served.evaluations++
+        const body = new Utf8Builder(expectedBytes).write(`{"input":${JSON.stringify(input)},"features":`)
+        evaluator.explainAll(input.context, inScope, (project, feature) => editLinkPrefix(project, feature, environment), body)
+        expectedBytes = Math.ceil(body.write('}').byteLength * 1.125)
+        return { status: 200, body: body.bytes(), headers: { 'content-type': 'application/json; charset=utf-8' } }
+      },
     },
-  },
-]
+  ]
+}

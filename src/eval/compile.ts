@@ -6,8 +6,8 @@ import { compileVariants, disabledVariant, enabledVariant, type CompiledVariants
 export interface CompiledConstraint {
   source: EvalConstraint
   test: ContextTest
-  // The playground's explanation of it up to its result: `{...source,"result":` (explain.ts).
-  explainHead: string
+  // The playground's explanation of it (explain.ts), by its result: [false, true].
+  explained: readonly [string, string]
 }
 
 export interface CompiledSegment {
@@ -16,8 +16,8 @@ export interface CompiledSegment {
   // Compared on setSegments so that only features using a changed segment recompile.
   fingerprint: string
   constraints: CompiledConstraint[]
-  // `{"id":..,"name":..,"result":` (explain.ts).
-  explainHead: string
+  // `{"id":..,"name":..,"result":<result>,"constraints":[` (explain.ts), by its result: [false, true].
+  explainHeads: readonly [string, string]
 }
 
 export interface CompiledStrategy {
@@ -36,8 +36,9 @@ export interface CompiledStrategy {
   test: ContextTest
   // The playground's constant parts (explain.ts): name to parameters, then `,"constraints":[`.
   explainHead: string
-  // The whole `result` when variants.definitions[i] is selected.
-  explainVariantResults: string[]
+  // From the end of the segments to the edit link when variants.definitions[i] is selected:
+  // `],"result":{...},"links":{"edit":"`.
+  explainVariantTails: string[]
   variantsJson: string
   // The strategy id as it goes into the edit link.
   linkId: string
@@ -56,6 +57,9 @@ export interface CompiledFeature {
   variants: CompiledVariants | undefined
   variantResults: EvalResult[]
   dependencies: EvalDependency[]
+  // For the playground's edit links.
+  encodedName: string
+  encodedProjectId: string
   segmentIds: number[]
   off: EvalResult
   onWithoutVariant: EvalResult
@@ -71,17 +75,19 @@ export interface CompiledFeature {
 const frozenResult = (enabled: boolean, variant: EvalResult['variant'], impressionData: boolean): EvalResult =>
   Object.freeze({ enabled, variant, impressionData })
 
-// `{...value, "result":` for a JSON object value: the result and the closing brace follow.
+// `{...value,"result":` for a JSON object value: the result follows.
 const withResultKey = (value: object): string => {
   const json = JSON.stringify({ ...value, result: null })
   return json.slice(0, -'null}'.length)
 }
 
+const byResult = (head: string, tail: string): readonly [string, string] => [`${head}false${tail}`, `${head}true${tail}`]
+
 // A null entry in a constraint list fails its strategy (SDK checkConstraints).
 const compileConstraintEntry = (source: EvalConstraint): CompiledConstraint => ({
   source,
   test: source ? compileConstraint(source) : never,
-  explainHead: source ? withResultKey(source) : '',
+  explained: source ? byResult(withResultKey(source), '}') : ['', ''],
 })
 
 export const compileSegment = (segment: EvalSegment): CompiledSegment => {
@@ -91,7 +97,7 @@ export const compileSegment = (segment: EvalSegment): CompiledSegment => {
     name: segment.name ?? '',
     fingerprint: JSON.stringify([segment.name ?? '', constraints]),
     constraints: constraints.map(compileConstraintEntry),
-    explainHead: withResultKey({ id: segment.id, name: segment.name ?? '' }),
+    explainHeads: byResult(withResultKey({ id: segment.id, name: segment.name ?? '' }), ',"constraints":['),
   }
 }
 
@@ -146,9 +152,9 @@ const compileStrategy = (
   const variantsJson = JSON.stringify(definitions)
   return {
     explainHead: `${JSON.stringify(constant).slice(0, -1)},"constraints":[`,
-    explainVariantResults: definitions.map((d) => {
+    explainVariantTails: definitions.map((d) => {
       const variant = d.payload === undefined ? { name: d.name, enabled: true } : { name: d.name, enabled: true, payload: d.payload }
-      return `{"evaluationStatus":"complete","enabled":true,"variant":${JSON.stringify(variant)},"variants":${variantsJson}}`
+      return `],"result":{"evaluationStatus":"complete","enabled":true,"variant":${JSON.stringify(variant)},"variants":${variantsJson}},"links":{"edit":"`
     }),
     variantsJson,
     linkId: encodeURIComponent(source.id ?? ''),
@@ -197,6 +203,8 @@ export const compileFeature = (
     variants,
     variantResults,
     dependencies: source.dependencies ?? [],
+    encodedName: encodeURIComponent(source.name),
+    encodedProjectId: encodeURIComponent(projectId),
     segmentIds: [...new Set(strategies.flatMap((s) => s.segments.map((ref) => ref.id)))],
     off,
     onWithoutVariant,

@@ -1,6 +1,7 @@
 import os from 'node:os'
 import { compileFeature, compileSegment, type CompiledFeature, type CompiledSegment } from './compile.js'
-import { explainFeatureJson } from './explain.js'
+import { Utf8Builder } from '../domain/utf8-builder.js'
+import { explainFeature } from './explain.js'
 import { clockWatch } from './operators.js'
 import type { StrategyEnvironment } from './strategies.js'
 import type { EvalContext, EvalDependency, EvalFeature, EvalResult, EvalSegment, PlaygroundFeature } from './types.js'
@@ -189,24 +190,35 @@ export class Evaluator {
   // The same as JSON text; each strategy's links.edit is `editLinkPrefix` + its URL-encoded id.
   explainJson(name: string, context: EvalContext, editLinkPrefix: string | undefined): string | undefined {
     const feature = this.#features.get(name)
-    return feature === undefined ? undefined : this.#explain(feature, context, editLinkPrefix)
+    if (feature === undefined) return undefined
+    const out = new Utf8Builder()
+    this.#explain(feature, context, editLinkPrefix, out)
+    return out.bytes().toString()
   }
 
-  // The playground's `features` array: every flag of a project in scope, by name.
-  explainAllJson(context: EvalContext, inScope: (project: string) => boolean, editLinkPrefix: (project: string, name: string) => string): string {
-    let json = '['
+  // The playground's `features` array: every flag of a project in scope, by name, written to `out`.
+  // The edit links' prefix is made from the project and the flag name, both URL-encoded.
+  explainAll(
+    context: EvalContext,
+    inScope: (project: string) => boolean,
+    editLinkPrefix: (encodedProject: string, encodedName: string) => string,
+    out: Utf8Builder,
+  ): void {
+    out.write('[')
+    let first = true
     for (const feature of this.#sortedFeatures()) {
       if (!inScope(feature.projectId)) continue
-      if (json.length > 1) json += ','
-      json += this.#explain(feature, context, editLinkPrefix(feature.projectId, feature.name))
+      if (!first) out.write(',')
+      first = false
+      this.#explain(feature, context, editLinkPrefix(feature.encodedProjectId, feature.encodedName), out)
     }
-    return json + ']'
+    out.write(']')
   }
 
-  #explain(feature: CompiledFeature, context: EvalContext, editLinkPrefix: string | undefined): string {
+  #explain(feature: CompiledFeature, context: EvalContext, editLinkPrefix: string | undefined, out: Utf8Builder): void {
     const hasUnsatisfiedDependency =
       feature.dependencies.length > 0 && !areDependenciesSatisfied(feature, context, this.#features)
-    return explainFeatureJson(feature, context, hasUnsatisfiedDependency, editLinkPrefix)
+    explainFeature(feature, context, hasUnsatisfiedDependency, editLinkPrefix, out)
   }
 
   #sortedFeatures(): CompiledFeature[] {

@@ -1,125 +1,209 @@
-import type { CompiledConstraint, CompiledFeature, CompiledSegment, CompiledStrategy } from './compile.js'
+import type { Utf8Builder } from '../domain/utf8-builder.js'
+import type { CompiledConstraint, CompiledFeature, CompiledStrategy } from './compile.js'
 import type { EvalContext, EvalResult } from './types.js'
 
 // The playground's explanation (types.ts PlaygroundFeature), written as JSON straight from the constant
-// parts compiled with each flag (compile.ts explainHead, ...): evaluation only adds the results.
+// parts compiled with each flag (compile.ts explainHead, explained, ...): evaluation only adds the results.
+//
+// It is made in two steps. Evaluating a flag notes every outcome its JSON shows (each constraint's
+// result, each strategy's, the flag's own) as numbers; the JSON is then written from those numbers.
+// A flag keeps the JSON it wrote for the last outcomes it saw: the same outcomes give the same JSON,
+// so a context that repeats (or one that differs only where no constraint looks) costs the evaluation
+// and a copy. Without this, most of a large answer's time went into building its text.
 
-interface StrategyExplanation {
-  json: string
-  complete: boolean
-  enabled: boolean | 'unknown'
-  // The result evaluate() would take from this strategy when it wins.
-  winningResult: EvalResult | undefined
-  // The strategy's variants, when it selected one of them.
-  variantsJson: string | undefined
+// How a strategy's result reads: one of these, or its selected variant (Tail.Variant + the variant's index).
+const enum Tail {
+  Unevaluated,
+  IncompleteUnknown,
+  IncompleteFalse,
+  CompleteTrue,
+  CompleteFalse,
+  Variant,
 }
 
-const unevaluated = '{"evaluationStatus":"unevaluated","enabled":"unknown"}'
-const incompleteUnknown = '{"evaluationStatus":"incomplete","enabled":"unknown"}'
-const incompleteFalse = '{"evaluationStatus":"incomplete","enabled":false}'
-const completeTrue = '{"evaluationStatus":"complete","enabled":true}'
-const completeFalse = '{"evaluationStatus":"complete","enabled":false}'
+// From the end of a strategy's segments to its edit link, by Tail.
+const resultTail = (result: string) => `],"result":${result},"links":{"edit":"`
+const fixedTails = [
+  resultTail('{"evaluationStatus":"unevaluated","enabled":"unknown"}'),
+  resultTail('{"evaluationStatus":"incomplete","enabled":"unknown"}'),
+  resultTail('{"evaluationStatus":"incomplete","enabled":false}'),
+  resultTail('{"evaluationStatus":"complete","enabled":true}'),
+  resultTail('{"evaluationStatus":"complete","enabled":false}'),
+]
 
-// Appends each constraint with its result (null entries are not shown); false when any is false.
-const explainConstraints = (constraints: CompiledConstraint[], ctx: EvalContext, out: { json: string }): boolean => {
+// The flag's own outcomes, noted after its strategies'.
+const enum StrategiesResult {
+  False,
+  True,
+  Unknown,
+}
+// The flag's variant: the index of one of its own variants, or one of these.
+const fromWinner = -1
+const notEnabled = -2
+
+// What evaluating a flag's strategies found, for the flag's own fields.
+interface StrategiesOutcome {
+  anyCompleteTrue: boolean
+  anyUnknown: boolean
+  // The result evaluate() takes from the first strategy that is on.
+  winningResult: EvalResult | undefined
+}
+
+// Appends each shown constraint's result (null entries are not shown); true when all of them are true.
+const noteConstraints = (constraints: CompiledConstraint[], ctx: EvalContext, outcomes: number[]): boolean => {
   let all = true
-  let first = true
-  for (const c of constraints) {
+  for (let i = 0; i < constraints.length; i++) {
+    const c = constraints[i]
     if (!c.source) continue
     const result = c.test(ctx)
     all &&= result
-    out.json += `${first ? '' : ','}${c.explainHead}${result}}`
-    first = false
+    outcomes.push(+result)
   }
   return all
 }
 
-const explainSegment = (id: number, segment: CompiledSegment | undefined, ctx: EvalContext, out: { json: string }): boolean => {
-  // A segment id missing from the segment list fails the strategy, as in SDKs.
-  if (segment === undefined) {
-    out.json += `{"id":${id},"name":"","result":false,"constraints":[]}`
-    return false
-  }
-  const constraints = { json: '' }
-  const result = explainConstraints(segment.constraints, ctx, constraints)
-  out.json += `${segment.explainHead}${result},"constraints":[${constraints.json}]}`
-  return result
-}
-
 // Unleash: the playground evaluates every strategy and every constraint, with
 // no short-circuit, so that each one can be shown with its own result.
-const explainStrategy = (strategy: CompiledStrategy, ctx: EvalContext, onWithoutVariant: EvalResult, editLinkPrefix: string | undefined): StrategyExplanation => {
-  const out = { json: strategy.explainHead }
-  let conditionsPass = explainConstraints(strategy.constraints, ctx, out)
-  out.json += '],"segments":['
-  for (let i = 0; i < strategy.segments.length; i++) {
-    if (i > 0) out.json += ','
-    const ref = strategy.segments[i]
-    conditionsPass = explainSegment(ref.id, ref.segment, ctx, out) && conditionsPass
+const noteStrategy = (strategy: CompiledStrategy, ctx: EvalContext, onWithoutVariant: EvalResult, found: StrategiesOutcome, outcomes: number[]): void => {
+  let conditionsPass = noteConstraints(strategy.constraints, ctx, outcomes)
+  for (const { segment } of strategy.segments) {
+    // A segment id missing from the segment list fails the strategy, as in SDKs.
+    conditionsPass = (segment !== undefined && noteConstraints(segment.constraints, ctx, outcomes)) && conditionsPass
   }
-  let result: string
-  let complete = false
-  let enabled: boolean | 'unknown' = false
-  let winningResult: EvalResult | undefined
-  let variantsJson: string | undefined
+  let tail: number
   if (strategy.isDisabled) {
-    result = unevaluated
-    enabled = 'unknown'
+    tail = Tail.Unevaluated
+    found.anyUnknown = true
   } else if (strategy.rule === undefined) {
-    enabled = conditionsPass ? 'unknown' : false
-    result = conditionsPass ? incompleteUnknown : incompleteFalse
+    tail = conditionsPass ? Tail.IncompleteUnknown : Tail.IncompleteFalse
+    if (conditionsPass) found.anyUnknown = true
+  } else if (conditionsPass && strategy.rule(ctx)) {
+    tail = Tail.CompleteTrue
+    found.anyCompleteTrue = true
+    const i = strategy.variants === undefined ? -1 : strategy.variants.select(ctx)
+    if (i >= 0) tail = Tail.Variant + i
+    found.winningResult ??= i >= 0 ? strategy.variantResults[i] : onWithoutVariant
   } else {
-    complete = true
-    enabled = conditionsPass && strategy.rule(ctx)
-    result = enabled ? completeTrue : completeFalse
-    if (enabled) {
-      winningResult = onWithoutVariant
-      const i = strategy.variants === undefined ? -1 : strategy.variants.select(ctx)
-      if (i >= 0) {
-        winningResult = strategy.variantResults[i]
-        result = strategy.explainVariantResults[i]
-        variantsJson = strategy.variantsJson
+    tail = Tail.CompleteFalse
+  }
+  outcomes.push(tail)
+}
+
+// Writes the constraints whose results come next in `outcomes` from `at.next`; true when all are true.
+const writeConstraints = (constraints: CompiledConstraint[], outcomes: readonly number[], at: { next: number }): [string, boolean] => {
+  let json = ''
+  let all = true
+  for (let i = 0; i < constraints.length; i++) {
+    const c = constraints[i]
+    if (!c.source) continue
+    const result = outcomes[at.next++]
+    all &&= result === 1
+    json += json === '' ? c.explained[result] : `,${c.explained[result]}`
+  }
+  return [json, all]
+}
+
+// The flag's JSON from the outcomes noted for it: its strategies', then the flag's own three.
+const writeFeature = (feature: CompiledFeature, outcomes: readonly number[], editLinkPrefix: string | undefined): string => {
+  const at = { next: 0 }
+  let data = ''
+  let winningResult: EvalResult | undefined
+  let winningVariantsJson: string | undefined
+  for (let s = 0; s < feature.strategies.length; s++) {
+    const strategy = feature.strategies[s]
+    const [constraints] = writeConstraints(strategy.constraints, outcomes, at)
+    data += `${s === 0 ? '' : ','}${strategy.explainHead}${constraints}],"segments":[`
+    for (let i = 0; i < strategy.segments.length; i++) {
+      const { id, segment } = strategy.segments[i]
+      if (i > 0) data += ','
+      if (segment === undefined) {
+        data += `{"id":${id},"name":"","result":false,"constraints":[]}`
+        continue
       }
+      const [segmentConstraints, result] = writeConstraints(segment.constraints, outcomes, at)
+      data += `${segment.explainHeads[+result]}${segmentConstraints}]}`
+    }
+    const tail = outcomes[at.next++]
+    const variant = tail - Tail.Variant
+    data += variant >= 0 ? strategy.explainVariantTails[variant] : fixedTails[tail]
+    data += editLinkPrefix === undefined ? '"}}' : `${editLinkPrefix}${strategy.linkId}"}}`
+    if (winningResult === undefined && (tail === Tail.CompleteTrue || variant >= 0)) {
+      winningResult = variant >= 0 ? strategy.variantResults[variant] : feature.onWithoutVariant
+      winningVariantsJson = variant >= 0 ? strategy.variantsJson : undefined
     }
   }
-  const edit = editLinkPrefix === undefined ? '' : editLinkPrefix + strategy.linkId
-  out.json += `],"result":${result},"links":{"edit":"${edit}"}}`
-  return { json: out.json, complete, enabled, winningResult, variantsJson }
+  const strategiesResult = outcomes[at.next++]
+  const hasUnsatisfiedDependency = outcomes[at.next++] === 1
+  const flagVariant = outcomes[at.next++]
+  const isEnabled = flagVariant !== notEnabled
+  const outcome = !isEnabled ? feature.off : flagVariant >= 0 ? feature.variantResults[flagVariant] : (winningResult ?? feature.onWithoutVariant)
+  return (
+    `${feature.explainHead}${strategiesResult === StrategiesResult.Unknown ? '"unknown"' : strategiesResult === StrategiesResult.True},"data":[${data}]},` +
+    `"hasUnsatisfiedDependency":${hasUnsatisfiedDependency},"isEnabledInCurrentEnvironment":${feature.isEnabledInEnvironment},` +
+    `"isEnabled":${isEnabled},"variant":${feature.variantJson.get(outcome)!},"variants":${winningVariantsJson ?? feature.variantsJson}}`
+  )
 }
+
+interface Written {
+  outcomes: number[]
+  editLinkPrefix: string | undefined
+  // Written once to an answer, which leaves it one flat string: later answers copy it as it is.
+  json: string
+}
+
+// Per compiled flag (a changed flag is compiled anew, so nothing here outlives what it describes).
+const lastWritten = new WeakMap<CompiledFeature, Written>()
+
+const sameOutcomes = (a: readonly number[], b: readonly number[]): boolean => {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+// Reused by every explanation: explaining is synchronous.
+const scratchOutcomes: number[] = []
 
 // isEnabled and variant follow evaluate(): disabled strategies are invisible
 // to SDKs, unknown ones are false, and the first true strategy picks the
 // variant. Each strategy's links.edit is `editLinkPrefix` + its URL-encoded id ('' without a prefix):
 // the HTTP layer knows the project, the flag and the environment, and encodes them.
-export const explainFeatureJson = (
+export const explainFeature = (
   feature: CompiledFeature,
   ctx: EvalContext,
   hasUnsatisfiedDependency: boolean,
   editLinkPrefix: string | undefined,
-): string => {
-  const explanations = feature.strategies.map((s) => explainStrategy(s, ctx, feature.onWithoutVariant, editLinkPrefix))
-  const isEnabledInCurrentEnvironment = feature.isEnabledInEnvironment
+  out: Utf8Builder,
+): void => {
+  const outcomes = scratchOutcomes
+  outcomes.length = 0
+  const found: StrategiesOutcome = { anyCompleteTrue: false, anyUnknown: false, winningResult: undefined }
+  for (const strategy of feature.strategies) noteStrategy(strategy, ctx, feature.onWithoutVariant, found, outcomes)
+
   let strategiesResult: boolean | 'unknown'
   if (!feature.hasStrategyList) strategiesResult = false
-  else if (feature.activeStrategies.length === 0) strategiesResult = isEnabledInCurrentEnvironment
-  else if (explanations.some((e) => e.complete && e.enabled === true)) strategiesResult = true
-  else if (explanations.some((e) => e.enabled === 'unknown')) strategiesResult = 'unknown'
+  else if (feature.activeStrategies.length === 0) strategiesResult = feature.isEnabledInEnvironment
+  else if (found.anyCompleteTrue) strategiesResult = true
+  else if (found.anyUnknown) strategiesResult = 'unknown'
   else strategiesResult = false
-  const isEnabled = strategiesResult === true && isEnabledInCurrentEnvironment && !hasUnsatisfiedDependency
-
-  const winner = explanations.find((e) => e.winningResult !== undefined)
-  let outcome: EvalResult = feature.off
-  if (isEnabled) {
-    outcome = winner?.winningResult ?? feature.onWithoutVariant
-    if (outcome === feature.onWithoutVariant && feature.variants !== undefined) {
-      const i = feature.variants.select(ctx)
-      if (i >= 0) outcome = feature.variantResults[i]
-    }
+  const isEnabled = strategiesResult === true && feature.isEnabledInEnvironment && !hasUnsatisfiedDependency
+  // The flag's own variant is chosen only when the winning strategy gave none.
+  let flagVariant = isEnabled ? fromWinner : notEnabled
+  if (isEnabled && (found.winningResult ?? feature.onWithoutVariant) === feature.onWithoutVariant && feature.variants !== undefined) {
+    const i = feature.variants.select(ctx)
+    if (i >= 0) flagVariant = i
   }
-  const data = explanations.map((e) => e.json).join(',')
-  return (
-    `${feature.explainHead}${typeof strategiesResult === 'string' ? '"unknown"' : strategiesResult},"data":[${data}]},` +
-    `"hasUnsatisfiedDependency":${hasUnsatisfiedDependency},"isEnabledInCurrentEnvironment":${isEnabledInCurrentEnvironment},` +
-    `"isEnabled":${isEnabled},"variant":${feature.variantJson.get(outcome)!},"variants":${winner?.variantsJson ?? feature.variantsJson}}`
+  outcomes.push(
+    strategiesResult === 'unknown' ? StrategiesResult.Unknown : strategiesResult ? StrategiesResult.True : StrategiesResult.False,
+    +hasUnsatisfiedDependency,
+    flagVariant,
   )
+
+  const last = lastWritten.get(feature)
+  if (last !== undefined && last.editLinkPrefix === editLinkPrefix && sameOutcomes(last.outcomes, outcomes)) {
+    out.write(last.json)
+    return
+  }
+  const json = writeFeature(feature, outcomes, editLinkPrefix)
+  lastWritten.set(feature, { outcomes: outcomes.slice(), editLinkPrefix, json })
+  out.write(json)
 }

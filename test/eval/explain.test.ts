@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import t from 'tap'
+import { Utf8Builder } from '../../src/domain/utf8-builder.js'
 import { Evaluator } from '../../src/eval/evaluator.js'
 import type { EvalContext, EvalFeature, EvalSegment } from '../../src/eval/types.js'
 
@@ -200,19 +201,51 @@ t.test('explainJson writes the explanation from compiled fragments: the same as 
   t.equal(evaluator.explainJson('nope', ctx, ''), undefined)
 })
 
-t.test('explainAllJson lists the flags of the projects in scope by name', async (t) => {
+const explainAll = (evaluator: Evaluator, inScope: (project: string) => boolean, editLinkPrefix: (project: string, name: string) => string): string => {
+  const out = new Utf8Builder()
+  evaluator.explainAll({}, inScope, editLinkPrefix, out)
+  return out.bytes().toString()
+}
+
+t.test('explainAll lists the flags of the projects in scope by name', async (t) => {
   const evaluator = new Evaluator()
   evaluator.replaceAll(
     [
-      { name: 'b', project: 'p', enabled: true, strategies: [{ id: 'x y', name: 'default' }] },
+      { name: 'b/1', project: 'p', enabled: true, strategies: [{ id: 'x y', name: 'default' }] },
       { name: 'a', project: 'p', enabled: false, strategies: [] },
       { name: 'c', project: 'q', enabled: true, strategies: [] },
     ],
     [],
   )
-  const all = JSON.parse(evaluator.explainAllJson({}, (p) => p === 'p', (project, name) => `/${project}/${name}?id=`))
-  t.same(all.map((f: { name: string }) => f.name), ['a', 'b'])
-  t.equal(all[1].strategies.data[0].links.edit, '/p/b?id=x%20y', 'the strategy id URL-encoded')
+  const all = JSON.parse(explainAll(evaluator, (p) => p === 'p', (project, name) => `/${project}/${name}?id=`))
+  t.same(all.map((f: { name: string }) => f.name), ['a', 'b/1'])
+  t.equal(all[1].strategies.data[0].links.edit, '/p/b%2F1?id=x%20y', 'the flag name and the strategy id URL-encoded')
   t.equal(all[0].isEnabled, false)
-  t.equal(evaluator.explainAllJson({}, () => false, () => ''), '[]')
+  t.equal(explainAll(evaluator, () => false, () => ''), '[]')
+})
+
+t.test('a flag explained again writes what its new outcomes say, not the last ones kept', async (t) => {
+  const evaluator = explainer()
+  const fresh = (ctx: EvalContext, prefix: string | undefined) => explainer().explainJson('checkout', ctx, prefix)
+  const norway: EvalContext = { userId: 'u1', appName: 'web', properties: { plan: 'beta', country: 'no' } }
+  const elsewhere: EvalContext = { userId: 'u2', appName: 'ios', properties: { plan: 'free', country: 'se' } }
+  const first = evaluator.explainJson('checkout', norway, '/a?id=')
+  const second = evaluator.explainJson('checkout', elsewhere, '/a?id=')
+  t.not(second, first, 'other constraint results give other JSON')
+  t.equal(second, fresh(elsewhere, '/a?id='), 'the same as a new evaluator writes')
+  t.equal(JSON.parse(second!).strategies.data[2].constraints[1].result, false, "appName 'ios' is not in ['web']")
+  t.equal(evaluator.explainJson('checkout', norway, '/a?id='), first, 'the first context again')
+  const otherLinks = JSON.parse(evaluator.explainJson('checkout', norway, '/b?id=')!)
+  t.equal(otherLinks.strategies.data[0].links.edit, '/b?id=s1', 'another link prefix is written, not the kept one')
+  t.equal(evaluator.explainJson('checkout', norway, undefined), fresh(norway, undefined))
+})
+
+t.test('a flag changed since it was explained is explained as it is now', async (t) => {
+  const evaluator = explainer()
+  const ctx: EvalContext = { userId: 'u1', appName: 'web', properties: { plan: 'beta', country: 'no' } }
+  t.equal(JSON.parse(evaluator.explainJson('checkout', ctx, '')!).isEnabled, true)
+  evaluator.upsertFeature({ ...checkout, enabled: false })
+  const after = JSON.parse(evaluator.explainJson('checkout', ctx, '')!)
+  t.equal(after.isEnabledInCurrentEnvironment, false)
+  t.equal(after.isEnabled, false)
 })

@@ -1,0 +1,35 @@
+// A long text written as UTF-8 as it is made, piece by piece. A string built by `+=` is a tree of
+// its pieces; turning megabytes of it into bytes at the end (what an HTTP write does) first copies the
+// whole tree into one string and then encodes that, which costs several times what writing each
+// piece straight into a buffer does.
+export class Utf8Builder {
+  private buffer: Buffer
+  private length = 0
+
+  constructor(expectedBytes = 4096) {
+    this.buffer = Buffer.allocUnsafe(Math.max(64, expectedBytes))
+  }
+
+  write(text: string): this {
+    // A UTF-16 unit takes at most 3 bytes in UTF-8: room for that needs no measuring of the text.
+    const room = text.length * 3
+    if (this.length + room > this.buffer.length) this.grow(this.length + room)
+    this.length += this.buffer.write(text, this.length)
+    return this
+  }
+
+  // The bytes written so far (a view of the builder's buffer: write nothing more once this is taken).
+  bytes(): Buffer {
+    return this.buffer.subarray(0, this.length)
+  }
+
+  get byteLength(): number {
+    return this.length
+  }
+
+  private grow(needed: number): void {
+    const larger = Buffer.allocUnsafe(Math.max(needed, this.buffer.length * 2))
+    this.buffer.copy(larger, 0, 0, this.length)
+    this.buffer = larger
+  }
+}
