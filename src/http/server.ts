@@ -176,14 +176,11 @@ class HttpRequest implements Request {
     public state: RequestState,
   ) {}
 
+  // An empty header reads as a missing one: uWS answers '' for both, and none of the headers routes
+  // read means anything when empty (only copying every header would tell the two apart).
   header(name: string): string | undefined {
-    if (this.#headers === undefined) {
-      const value = this.uwsRequest.getHeader(name)
-      if (value !== '') return value
-      // uWS answers '' for a missing header and an empty one alike: only reading them all tells which.
-      this.keepHeaders()
-    }
-    return this.#headers![name]
+    const value = this.#headers === undefined ? this.uwsRequest.getHeader(name) : this.#headers[name]
+    return value === '' ? undefined : value
   }
 
   // Before the uWS callback returns, for a request answered after it.
@@ -321,8 +318,8 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     const verb = req.getMethod().toUpperCase()
     const path = req.getUrl()
     const rawQuery = req.getQuery() ?? ''
-    // Read straight from uWS, where missing and empty are the same: these are often missing (an SDK
-    // sends no origin), and HttpRequest.header() would copy every header to tell which.
+    // Read straight from uWS (an empty header is a missing one, as in HttpRequest.header()): they are
+    // needed before there is a request to read them from.
     const origin = req.getHeader('origin') || undefined
     let cors: Record<string, string> | undefined
 
