@@ -42,13 +42,15 @@ const inlineSegmentsFor = (spec: string): boolean => {
   return inline
 }
 
-const inlineSegments = (req: Pick<Request, 'query' | 'header'>): boolean => {
+const inlineSegments = (req: Pick<Request, 'query' | 'header' | 'hasHeader'>): boolean => {
   if (req.query.get('inlineSegmentConstraints') === 'true') return true
   const spec = req.header('unleash-client-spec')
-  return spec === undefined ? true : inlineSegmentsFor(spec)
+  if (spec !== undefined) return inlineSegmentsFor(spec)
+  // Sent but empty or not UTF-8 is not a version, and is refused like any other that is not.
+  return req.hasHeader('unleash-client-spec') ? inlineSegmentsFor('') : true
 }
 
-export const clientQueryFor = (req: Pick<Request, 'query' | 'header'>, principal: Principal): ClientQuery => {
+export const clientQueryFor = (req: Pick<Request, 'query' | 'header' | 'hasHeader'>, principal: Principal): ClientQuery => {
   const environment = principal.environment === '*' ? req.query.get('environment') || defaultEnvironment : principal.environment
   const requested = req.query.getAll('project').filter((p) => p.length > 0)
   let projects: ClientQuery['projects'] = principal.projects.includes('*') ? '*' : [...principal.projects].sort()
@@ -206,7 +208,8 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
       const rescope = (next: Principal) => {
         const params = new URLSearchParams(projects.map((p) => ['project', p]))
         if (environment) params.set('environment', environment)
-        return clientQueryFor({ query: params, header: (name) => (name === 'unleash-client-spec' ? spec : undefined) }, next)
+        const header = (name: string) => (name === 'unleash-client-spec' ? spec : undefined)
+        return clientQueryFor({ query: params, header, hasHeader: (name) => header(name) !== undefined }, next)
       }
       const secret = secretFrom(req.header('authorization'))!
       return {

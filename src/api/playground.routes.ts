@@ -4,7 +4,7 @@ import { playgroundRequestSchema } from '../schemas/playground.js'
 import type { ApiDeps } from './deps.js'
 import { committedEnvironment } from './lookups.js'
 import { parse } from './parse.js'
-import { Utf8Builder } from '../domain/utf8-builder.js'
+import { Utf8Builder } from '../eval/utf8-builder.js'
 import { playgroundResponse } from '../schemas/responses.js'
 
 // links.edit of a strategy is this + its URL-encoded id.

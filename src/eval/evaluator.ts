@@ -1,6 +1,6 @@
 import os from 'node:os'
 import { compileFeature, compileSegment, type CompiledFeature, type CompiledSegment } from './compile.js'
-import { Utf8Builder } from '../domain/utf8-builder.js'
+import { Utf8Builder } from './utf8-builder.js'
 import { explainFeature } from './explain.js'
 import { clockWatch } from './operators.js'
 import type { StrategyEnvironment } from './strategies.js'

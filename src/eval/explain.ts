@@ -1,4 +1,4 @@
-import type { Utf8Builder } from '../domain/utf8-builder.js'
+import type { Utf8Builder } from './utf8-builder.js'
 import type { CompiledConstraint, CompiledFeature, CompiledStrategy } from './compile.js'
 import type { EvalContext, EvalResult } from './types.js'
 

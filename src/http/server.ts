@@ -176,11 +176,16 @@ class HttpRequest implements Request {
     public state: RequestState,
   ) {}
 
-  // An empty header reads as a missing one: uWS answers '' for both, and none of the headers routes
-  // read means anything when empty (only copying every header would tell the two apart).
+  // uWS answers '' for a missing header, an empty one and one that is not UTF-8 alike; only copying
+  // every header tells them apart, which hasHeader() does for the rare route that needs to.
   header(name: string): string | undefined {
     const value = this.#headers === undefined ? this.uwsRequest.getHeader(name) : this.#headers[name]
     return value === '' ? undefined : value
+  }
+
+  hasHeader(name: string): boolean {
+    this.keepHeaders()
+    return Object.hasOwn(this.#headers!, name)
   }
 
   // Before the uWS callback returns, for a request answered after it.

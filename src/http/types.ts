@@ -18,8 +18,11 @@ export interface Request {
   path: string
   params: Record<string, string>
   query: URLSearchParams
-  // A request header by its lower-case name; undefined when it is missing.
+  // A request header by its lower-case name; undefined when it is missing or empty (uWS reads a value
+  // that is not UTF-8 as empty too).
   header(name: string): string | undefined
+  // Whether the request carries the header at all, even empty or unreadable: slower than header().
+  hasHeader(name: string): boolean
   body: unknown
   remoteAddress: string
   principal: Principal | undefined

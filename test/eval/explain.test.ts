@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import t from 'tap'
-import { Utf8Builder } from '../../src/domain/utf8-builder.js'
+import { Utf8Builder } from '../../src/eval/utf8-builder.js'
 import { Evaluator } from '../../src/eval/evaluator.js'
 import type { EvalContext, EvalFeature, EvalSegment } from '../../src/eval/types.js'
 

@@ -14,6 +14,7 @@ const request = (params: Record<string, string>, headers: Record<string, string>
   params,
   query: new URLSearchParams(),
   header: (name) => headers[name],
+  hasHeader: (name) => name in headers,
   body: undefined,
   remoteAddress: '127.0.0.1',
   principal: undefined,

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { Utf8Builder } from '../../src/domain/utf8-builder.js'
+import { Utf8Builder } from '../../src/eval/utf8-builder.js'
 
 t.test('pieces are written as UTF-8, in order, growing past the expected size', async (t) => {
   const builder = new Utf8Builder(1)
