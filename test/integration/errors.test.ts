@@ -394,7 +394,7 @@ t.test('hostile values inside valid JSON', async (t) => {
   })
 
   t.test('an invalid Unleash-Client-Spec header is a 400', async (t) => {
-    for (const spec of ['abc', 'v5.2.0', '5.2', '5.2.0.1', '\u00ff']) {
+    for (const spec of ['abc', 'v5.2.0', '5.2', '5.2.0.1', '\u00ff', '']) {
       const res = await request(server, { method: 'GET', path: '/api/client/features', token: client, headers: { 'unleash-client-spec': spec } })
       expectError(t, res, { status: 400 }, `spec ${JSON.stringify(spec)}`)
     }
