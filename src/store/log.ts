@@ -142,7 +142,7 @@ export class EventLog {
       .transaction(() => {
         this.options.writeGate?.()
         if ((firstId > 1 && !this.log.doesExist(firstId - 1)) || this.log.doesExist(firstId)) {
-          throw new Error(`record ${firstId - 1} was not stored: the commit before this one failed`)
+          throw new Error(`the log does not end at record ${firstId - 1}: a commit before this one failed`)
         }
         records.forEach((record, i) => {
           this.log.put(record.id, record)
