@@ -65,14 +65,17 @@ import { isOutsideClientPayload } from './domain/project-curation.js'
 import { LifecycleStages } from './read/lifecycle-stages.js'
 import { ProjectInsights, type ProjectInsightsSnapshot } from './read/project-insights.js'
 
-// The web UI that scripts/build.mjs bundles: dist/public beside dist/src, or, when this file runs from
-// src/ (tests), the repository's dist/public.
-const uiDir = () => [new URL('../public/', import.meta.url), new URL('../dist/public/', import.meta.url)].map((url) => fileURLToPath(url)).find((dir) => existsSync(dir))
+// The first of these paths (relative to this file) that exists: this file runs from dist/src (a build)
+// or from src/ (tests).
+const firstExisting = (...relative: string[]): string | undefined =>
+  relative.map((p) => fileURLToPath(new URL(p, import.meta.url))).find((file) => existsSync(file))
 
-// package.json beside src/ (tests) or beside dist/ (a build).
+// The web UI that scripts/build.mjs bundles: dist/public beside dist/src, or the repository's dist/public.
+const uiDir = () => firstExisting('../public/', '../dist/public/')
+
 const packageVersion = (): string => {
-  const file = [new URL('../package.json', import.meta.url), new URL('../../package.json', import.meta.url)].map((url) => fileURLToPath(url)).find((f) => existsSync(f))
-  return file ? (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? '0.0.0' : '0.0.0'
+  const file = firstExisting('../package.json', '../../package.json')
+  return file ? ((JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? '0.0.0') : '0.0.0'
 }
 
 export interface RunningServer {

@@ -45,8 +45,19 @@ const notEnabled = -2
 interface StrategiesOutcome {
   anyCompleteTrue: boolean
   anyUnknown: boolean
-  // The result evaluate() takes from the first strategy that is on.
+  // The result evaluate() takes from the first strategy that is on, and that strategy's variants when
+  // it selected one of them.
   winningResult: EvalResult | undefined
+  winningVariantsJson: string | undefined
+}
+
+// The flag's own fields, beside its strategies.
+interface FlagFields {
+  strategiesResult: boolean | 'unknown'
+  hasUnsatisfiedDependency: boolean
+  isEnabled: boolean
+  outcome: EvalResult
+  variantsJson: string
 }
 
 // Appends each shown constraint's result (null entries are not shown); true when all of them are true.
@@ -82,7 +93,10 @@ const noteStrategy = (strategy: CompiledStrategy, ctx: EvalContext, onWithoutVar
     found.anyCompleteTrue = true
     const i = strategy.variants === undefined ? -1 : strategy.variants.select(ctx)
     if (i >= 0) tail = Tail.Variant + i
-    found.winningResult ??= i >= 0 ? strategy.variantResults[i] : onWithoutVariant
+    if (found.winningResult === undefined) {
+      found.winningResult = i >= 0 ? strategy.variantResults[i] : onWithoutVariant
+      found.winningVariantsJson = i >= 0 ? strategy.variantsJson : undefined
+    }
   } else {
     tail = Tail.CompleteFalse
   }
@@ -103,12 +117,10 @@ const writeConstraints = (constraints: CompiledConstraint[], outcomes: readonly 
   return [json, all]
 }
 
-// The flag's JSON from the outcomes noted for it: its strategies', then the flag's own three.
-const writeFeature = (feature: CompiledFeature, outcomes: readonly number[], editLinkPrefix: string | undefined): string => {
+// The flag's JSON: its strategies' from the outcomes noted for them, then its own fields.
+const writeFeature = (feature: CompiledFeature, outcomes: readonly number[], editLinkPrefix: string | undefined, own: FlagFields): string => {
   const at = { next: 0 }
   let data = ''
-  let winningResult: EvalResult | undefined
-  let winningVariantsJson: string | undefined
   for (let s = 0; s < feature.strategies.length; s++) {
     const strategy = feature.strategies[s]
     const [constraints] = writeConstraints(strategy.constraints, outcomes, at)
@@ -127,20 +139,11 @@ const writeFeature = (feature: CompiledFeature, outcomes: readonly number[], edi
     const variant = tail - Tail.Variant
     data += variant >= 0 ? strategy.explainVariantTails[variant] : fixedTails[tail]
     data += editLinkPrefix === undefined ? '"}}' : `${editLinkPrefix}${strategy.linkId}"}}`
-    if (winningResult === undefined && (tail === Tail.CompleteTrue || variant >= 0)) {
-      winningResult = variant >= 0 ? strategy.variantResults[variant] : feature.onWithoutVariant
-      winningVariantsJson = variant >= 0 ? strategy.variantsJson : undefined
-    }
   }
-  const strategiesResult = outcomes[at.next++]
-  const hasUnsatisfiedDependency = outcomes[at.next++] === 1
-  const flagVariant = outcomes[at.next++]
-  const isEnabled = flagVariant !== notEnabled
-  const outcome = !isEnabled ? feature.off : flagVariant >= 0 ? feature.variantResults[flagVariant] : (winningResult ?? feature.onWithoutVariant)
   return (
-    `${feature.explainHead}${strategiesResult === StrategiesResult.Unknown ? '"unknown"' : strategiesResult === StrategiesResult.True},"data":[${data}]},` +
-    `"hasUnsatisfiedDependency":${hasUnsatisfiedDependency},"isEnabledInCurrentEnvironment":${feature.isEnabledInEnvironment},` +
-    `"isEnabled":${isEnabled},"variant":${feature.variantJson.get(outcome)!},"variants":${winningVariantsJson ?? feature.variantsJson}}`
+    `${feature.explainHead}${own.strategiesResult === 'unknown' ? '"unknown"' : own.strategiesResult},"data":[${data}]},` +
+    `"hasUnsatisfiedDependency":${own.hasUnsatisfiedDependency},"isEnabledInCurrentEnvironment":${feature.isEnabledInEnvironment},` +
+    `"isEnabled":${own.isEnabled},"variant":${feature.variantJson.get(own.outcome)!},"variants":${own.variantsJson}}`
   )
 }
 
@@ -176,7 +179,7 @@ export const explainFeature = (
 ): void => {
   const outcomes = scratchOutcomes
   outcomes.length = 0
-  const found: StrategiesOutcome = { anyCompleteTrue: false, anyUnknown: false, winningResult: undefined }
+  const found: StrategiesOutcome = { anyCompleteTrue: false, anyUnknown: false, winningResult: undefined, winningVariantsJson: undefined }
   for (const strategy of feature.strategies) noteStrategy(strategy, ctx, feature.onWithoutVariant, found, outcomes)
 
   let strategiesResult: boolean | 'unknown'
@@ -187,11 +190,16 @@ export const explainFeature = (
   else strategiesResult = false
   const isEnabled = strategiesResult === true && feature.isEnabledInEnvironment && !hasUnsatisfiedDependency
   // The flag's own variant is chosen only when the winning strategy gave none.
+  let outcome = isEnabled ? (found.winningResult ?? feature.onWithoutVariant) : feature.off
   let flagVariant = isEnabled ? fromWinner : notEnabled
-  if (isEnabled && (found.winningResult ?? feature.onWithoutVariant) === feature.onWithoutVariant && feature.variants !== undefined) {
+  if (outcome === feature.onWithoutVariant && feature.variants !== undefined) {
     const i = feature.variants.select(ctx)
-    if (i >= 0) flagVariant = i
+    if (i >= 0) {
+      flagVariant = i
+      outcome = feature.variantResults[i]
+    }
   }
+  // The flag's own outcomes, after its strategies': with them, the noted numbers say all the JSON shows.
   outcomes.push(
     strategiesResult === 'unknown' ? StrategiesResult.Unknown : strategiesResult ? StrategiesResult.True : StrategiesResult.False,
     +hasUnsatisfiedDependency,
@@ -203,7 +211,13 @@ export const explainFeature = (
     out.write(last.json)
     return
   }
-  const json = writeFeature(feature, outcomes, editLinkPrefix)
+  const json = writeFeature(feature, outcomes, editLinkPrefix, {
+    strategiesResult,
+    hasUnsatisfiedDependency,
+    isEnabled,
+    outcome,
+    variantsJson: found.winningVariantsJson ?? feature.variantsJson,
+  })
   lastWritten.set(feature, { outcomes: outcomes.slice(), editLinkPrefix, json })
   out.write(json)
 }

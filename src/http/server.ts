@@ -124,19 +124,6 @@ class NoQuery extends URLSearchParams {
 }
 const noQuery = new NoQuery()
 
-// A request answered after its uWS callback needs an onAborted handler (uWS requires one then); one
-// answered inside it cannot meet an aborted connection and registers none.
-const watched = (res: uWS.HttpResponse, state: RequestState): RequestState => {
-  if (!state.watched) {
-    state.watched = true
-    res.onAborted(() => {
-      state.aborted = true
-      state.onAbort?.()
-    })
-  }
-  return state
-}
-
 let collectInto: Record<string, string> = {}
 const collectHeader = (name: string, value: string) => {
   collectInto[name] = value
@@ -156,8 +143,8 @@ interface RequestState {
 // One per request, with its getters and authorize() on the prototype: a request allocates no closures,
 // parses its query string only when a route reads it and its address only when a route asks for it.
 // Headers are read from uWS one by one while its callback runs (an SDK poll reads three of a dozen); a
-// request answered later has them all copied first, since uWS's request dies with the callback.
-// header() must not be called after the callback for a request whose headers were not kept.
+// request answered later has them all copied first (answerLater()), since uWS's request dies with the
+// callback.
 class HttpRequest implements Request {
   body: unknown = undefined
   #query: URLSearchParams | undefined
@@ -172,8 +159,7 @@ class HttpRequest implements Request {
     readonly principal: Principal | undefined,
     private readonly rawQuery: string,
     private readonly res: uWS.HttpResponse,
-    // Replaced by the request's own once it is answered later than in the uWS callback.
-    public state: RequestState,
+    private readonly state: RequestState,
   ) {}
 
   // uWS answers '' for a missing header, an empty one and one that is not UTF-8 alike; only copying
@@ -188,8 +174,25 @@ class HttpRequest implements Request {
     return Object.hasOwn(this.#headers!, name)
   }
 
-  // Before the uWS callback returns, for a request answered after it.
-  keepHeaders(): void {
+  // Called before the uWS callback returns, for a request answered after it (an awaited body or handler,
+  // a stream): what is read from uWS is copied now, since its request dies with the callback and the
+  // connection may close before the answer, and an abort is watched for (uWS requires a handler then;
+  // a request answered inside the callback cannot meet an aborted connection and registers none).
+  answerLater(): RequestState {
+    void this.remoteAddress
+    this.keepHeaders()
+    const state = this.state
+    if (!state.watched) {
+      state.watched = true
+      this.res.onAborted(() => {
+        state.aborted = true
+        state.onAbort?.()
+      })
+    }
+    return state
+  }
+
+  private keepHeaders(): void {
     if (this.#headers !== undefined) return
     const headers: Record<string, string> = {}
     collectInto = headers
@@ -367,24 +370,19 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
         // Admin reads carry an ETag (the UI polls them); SDK routes set their own.
         const etagged = route.access === 'admin' && method === 'GET'
         if (reply instanceof Promise) {
-          request.keepHeaders()
-          const later = (request.state = watched(res, state))
+          const later = request.answerLater()
           inFlight++
           reply
             .then((r) => send(res, later, etagged ? withEtag(r, request.header('if-none-match')) : r, cors), (e) => sendError(res, later, e, cors))
             .finally(settled)
         } else if (reply.stream) {
-          request.keepHeaders()
-          send(res, (request.state = watched(res, state)), reply, cors)
+          send(res, request.answerLater(), reply, cors)
         } else send(res, state, etagged ? withEtag(reply, request.header('if-none-match')) : reply, cors)
         return
       }
-      // The address and headers are read from the connection, which an awaited body may outlive.
-      void request.remoteAddress
-      request.keepHeaders()
-      request.state = watched(res, state)
+      const later = request.answerLater()
       inFlight++
-      void handle(res, request.state, request, route, cors).finally(settled)
+      void handle(res, later, request, route, cors).finally(settled)
     } catch (error) {
       // A refused browser request still needs CORS headers, or the page sees a CORS failure, not the 401.
       sendError(res, state, error, cors)
