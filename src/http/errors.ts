@@ -48,11 +48,14 @@ export const errorReply = (error: DomainError): Reply => ({
 export const unexpectedErrorReply = (): Reply =>
   errorReply(new DomainError('UnknownError', 'Unexpected error: the server could not complete the request.'))
 
-export const statusLine = (status: number): string => `${status} ${reasonPhrases[status] ?? 'Unknown'}`
-
 const reasonPhrases: Record<number, string> = {
   200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 304: 'Not Modified',
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
   409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity',
   429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
 }
+
+// Built once: a line made per response would be a fresh string for uWS to flatten every time.
+const statusLines = new Map(Object.entries(reasonPhrases).map(([status, phrase]) => [Number(status), `${status} ${phrase}`]))
+
+export const statusLine = (status: number): string => statusLines.get(status) ?? `${status} Unknown`

@@ -17,13 +17,6 @@ export interface HttpOptions {
   metrics?: RequestMetrics
 }
 
-interface RequestState {
-  aborted: boolean
-  // performance.now() when the request arrived, and the latency slots of the route it matched.
-  started: number
-  slots: Map<number, LatencySlot> | undefined
-}
-
 export interface HttpServer {
   port: number
   // The port is taken before anything else starts; until then every request is answered 503.
@@ -34,6 +27,13 @@ export interface HttpServer {
 }
 
 const methods = new Set<string>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
+// uWS gives the method in lower case; the usual ones are looked up rather than upper-cased per request.
+const upperMethods: Record<string, string> = Object.assign(Object.create(null), {
+  get: 'GET', head: 'HEAD', post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE', options: 'OPTIONS',
+})
+// Read straight from uWS (an empty header is a missing one, as in HttpRequest.header()), and only for
+// the routes that answer with CORS headers: it is needed before there is a request to read it from.
+const originOf = (req: uWS.HttpRequest): string => req.getHeader('origin') || '*'
 const corsAllowHeaders = 'Authorization, Content-Type, If-None-Match, Unleash-AppName, Unleash-InstanceId, Unleash-SDK, Unleash-Connection-Id, Unleash-Interval, Unleash-Client-Spec, X-Unleash-Version'
 
 // Admin reads carry an ETag of their JSON body, so a page that polls them (the web UI) gets a bodiless
@@ -275,14 +275,17 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     // Headers are written from both objects in turn (the reply's win), without merging them per response.
     const own = reply.headers
     const json = serialised && !own?.['content-type'] && !extraHeaders?.['content-type']
-    res.cork(() => {
+    const write = () => {
       res.writeStatus(statusLine(reply.status))
       if (extraHeaders !== undefined) for (const name in extraHeaders) if (own?.[name] === undefined) res.writeHeader(name, extraHeaders[name])
       if (own !== undefined) for (const name in own) res.writeHeader(name, own[name])
       if (json) res.writeHeader('content-type', 'application/json; charset=utf-8')
       if (reply.status === 304 || reply.status === 204) res.endWithoutBody(0, closeConnection)
       else res.end(payload, closeConnection)
-    })
+    }
+    // Inside its uWS callback a response is corked already; one answered later (watched) is not.
+    if (state.watched) res.cork(write)
+    else write()
     if (metrics) metrics.record(state.slots ?? unmatched!, reply.status, (performance.now() - state.started) / 1000)
   }
 
@@ -323,12 +326,10 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
 
   app.any('/*', (res, req) => {
     const state: RequestState = { aborted: false, onAbort: undefined, watched: false, started: metrics ? performance.now() : 0, slots: undefined }
-    const verb = req.getMethod().toUpperCase()
+    const lowerVerb = req.getMethod()
+    const verb = upperMethods[lowerVerb] ?? lowerVerb.toUpperCase()
     const path = req.getUrl()
     const rawQuery = req.getQuery() ?? ''
-    // Read straight from uWS (an empty header is a missing one, as in HttpRequest.header()): they are
-    // needed before there is a request to read them from.
-    const origin = req.getHeader('origin') || undefined
     let cors: Record<string, string> | undefined
 
     try {
@@ -339,7 +340,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
         const corsMatch = corsPaths.match('GET', path)
         if (corsMatch.kind === 'found') {
           send(res, state, { status: 204 }, {
-            'access-control-allow-origin': origin ?? '*',
+            'access-control-allow-origin': originOf(req),
             'access-control-allow-methods': 'GET, POST, OPTIONS',
             'access-control-allow-headers': req.getHeader('access-control-request-headers') || corsAllowHeaders,
             'access-control-max-age': '86400',
@@ -359,7 +360,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       }
       const route = match.route
       if (metrics) state.slots = metrics.slotsFor(route)
-      cors = route.cors ? { 'access-control-allow-origin': origin ?? '*', 'access-control-expose-headers': 'ETag', vary: 'Origin' } : undefined
+      cors = route.cors ? { 'access-control-allow-origin': originOf(req), 'access-control-expose-headers': 'ETag', vary: 'Origin' } : undefined
       const principal = authenticate(route.access, req.getHeader('authorization') || undefined, () => req.getHeader('cookie') || undefined, authenticator, route.adminToo)
       // Unleash checks permissions before it looks at the body.
       if (route.permission) authorize(principal, route.permission, match.params.projectId, match.params.environment)
