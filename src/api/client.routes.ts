@@ -50,7 +50,24 @@ const inlineSegments = (req: Pick<Request, 'query' | 'header' | 'hasHeader'>): b
   return req.hasHeader('unleash-client-spec') ? inlineSegmentsFor('') : true
 }
 
+// A poll with no query string asks what the last one with the same token and spec version asked: its
+// query is kept per principal (a token that changes gets a new principal), so a poll builds none.
+const queriesOfPolls = new WeakMap<Principal, Map<string, ClientQuery>>()
+
 export const clientQueryFor = (req: Pick<Request, 'query' | 'header' | 'hasHeader'>, principal: Principal): ClientQuery => {
+  const spec = req.header('unleash-client-spec')
+  if (spec === undefined || req.query.size > 0) return buildClientQuery(req, principal)
+  let bySpec = queriesOfPolls.get(principal)
+  if (bySpec === undefined) queriesOfPolls.set(principal, (bySpec = new Map()))
+  let query = bySpec.get(spec)
+  if (query === undefined) {
+    query = buildClientQuery(req, principal)
+    if (bySpec.size < maxRememberedSpecs) bySpec.set(spec, query)
+  }
+  return query
+}
+
+const buildClientQuery = (req: Pick<Request, 'query' | 'header' | 'hasHeader'>, principal: Principal): ClientQuery => {
   const environment = principal.environment === '*' ? req.query.get('environment') || defaultEnvironment : principal.environment
   const requested = req.query.getAll('project').filter((p) => p.length > 0)
   let projects: ClientQuery['projects'] = principal.projects.includes('*') ? '*' : [...principal.projects].sort()

@@ -6,12 +6,13 @@ import { orderedStrategies } from '../domain/strategies.js'
 import { likePrefixMatcher } from '../domain/like-prefix.js'
 import type { ClientRevisions } from './client-revisions.js'
 
+// Shared by the polls that ask the same (clientQueryFor keeps one per token and spec), so never changed.
 export interface ClientQuery {
-  environment: string
-  projects: string[] | '*'
-  namePrefix?: string
-  tags?: { type: string; value: string }[]
-  inlineSegmentConstraints: boolean
+  readonly environment: string
+  readonly projects: readonly string[] | '*'
+  readonly namePrefix?: string
+  readonly tags?: readonly { readonly type: string; readonly value: string }[]
+  readonly inlineSegmentConstraints: boolean
 }
 
 export interface ClientPayload {
@@ -120,13 +121,16 @@ const compress = (payload: ClientPayload): void => {
 export class ClientFeatures {
   private readonly payloads = new Map<string, { version: number; revision: number; payload: ClientPayload }>()
   private readonly fragments = new WeakMap<Feature, Map<string, string>>()
+  // The routes hand the same query object to every poll that asks the same (clientQueryFor).
+  private readonly keys = new WeakMap<ClientQuery, string>()
   private segmentFragmentsRevision = -1
   private segmentsJson = new Map<number, string>()
 
   constructor(private readonly source: ClientFeaturesSource) {}
 
   payload(query: ClientQuery): ClientPayload {
-    const key = cacheKey(query)
+    let key = this.keys.get(query)
+    if (key === undefined) this.keys.set(query, (key = cacheKey(query)))
     const revisions = this.source.revisions
     const version = revisions.version()
     const cached = this.payloads.get(key)
