@@ -16,6 +16,18 @@ const editLinkPrefix = (encodedProject: string, encodedFeature: string, encodedE
 export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] => {
   // The next answer is most likely about as long as the last one (room to spare saves a copy).
   let expectedBytes = 64 * 1024
+  // Answers run to megabytes. A buffer per answer, freed only when the GC gets to it, keeps tens of
+  // them waiting at a time and grows the C heap for good; one buffer is lent to each answer in turn.
+  let spare: Buffer | undefined
+  const lend = (): Utf8Builder => {
+    const lent = spare !== undefined && spare.length >= expectedBytes ? spare : undefined
+    spare = undefined
+    return new Utf8Builder(lent ?? expectedBytes)
+  }
+  // One much larger than answers are now is let go.
+  const giveBack = (builder: Utf8Builder) => () => {
+    if (builder.storage.length <= 2 * expectedBytes) spare = builder.storage
+  }
   return [
     {
       method: 'POST',
@@ -32,10 +44,10 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
         const inScope = projects === '*' ? () => true : (project: string) => projects.includes(project)
         const environment = encodeURIComponent(input.environment)
         deps.served.evaluations++
-        const body = new Utf8Builder(expectedBytes).write(`{"input":${JSON.stringify(input)},"features":`)
+        const body = lend().write(`{"input":${JSON.stringify(input)},"features":`)
         evaluator.explainAll(input.context, inScope, (project, feature) => editLinkPrefix(project, feature, environment), body)
         expectedBytes = Math.ceil(body.write('}').byteLength * 1.125)
-        return { status: 200, body: body.bytes(), headers: { 'content-type': 'application/json; charset=utf-8' } }
+        return { status: 200, body: body.bytes(), headers: { 'content-type': 'application/json; charset=utf-8' }, release: giveBack(body) }
       },
     },
   ]

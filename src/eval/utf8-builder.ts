@@ -6,8 +6,9 @@ export class Utf8Builder {
   private buffer: Buffer
   private length = 0
 
-  constructor(expectedBytes = 4096) {
-    this.buffer = Buffer.allocUnsafe(Math.max(64, expectedBytes))
+  // Given a buffer, writes into it (and past it into a larger one when it is full).
+  constructor(start: number | Buffer = 4096) {
+    this.buffer = typeof start === 'number' ? Buffer.allocUnsafe(Math.max(64, start)) : start
   }
 
   write(text: string): this {
@@ -25,6 +26,11 @@ export class Utf8Builder {
 
   get byteLength(): number {
     return this.length
+  }
+
+  // The whole buffer written into, for a later builder to start from once these bytes are used.
+  get storage(): Buffer {
+    return this.buffer
   }
 
   private grow(needed: number): void {

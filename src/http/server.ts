@@ -267,7 +267,10 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   const unmatched = metrics?.slotsFor(undefined)
 
   const send = (res: uWS.HttpResponse, state: RequestState, reply: Reply, extraHeaders: Record<string, string> | undefined, closeConnection = false) => {
-    if (state.aborted) return
+    if (state.aborted) {
+      reply.release?.()
+      return
+    }
     if (reply.stream) return openStream(res, state, reply, extraHeaders)
     const body = reply.body
     const serialised = body !== undefined && !Buffer.isBuffer(body) && typeof body !== 'string'
@@ -286,6 +289,8 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     // Inside its uWS callback a response is corked already; one answered later (watched) is not.
     if (state.watched) res.cork(write)
     else write()
+    // uWS has sent the body or copied what the socket could not take yet.
+    reply.release?.()
     if (metrics) metrics.record(state.slots ?? unmatched!, reply.status, (performance.now() - state.started) / 1000)
   }
 

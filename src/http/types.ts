@@ -37,6 +37,9 @@ export interface Reply {
   headers?: Record<string, string>
   // A response that stays open (server-sent events): called once the status and headers are written.
   stream?: (stream: OpenStream) => void
+  // Called once the body has been handed to the connection (or the client has gone): a body lent from
+  // a buffer its route reuses may be written over after this.
+  release?: () => void
 }
 
 // One open response. Writes after the client left (or after close) are dropped.

@@ -39,3 +39,36 @@ t.test('requests share their methods and the empty query; a query string is pars
   const json = await get('/plain')
   t.equal(json.headers.get('content-type'), 'application/json; charset=utf-8', 'an object body is sent as JSON')
 })
+
+// A route may lend its reply a buffer it reuses (the playground's answers): written over as soon as
+// release() is called, the bytes sent must be the ones the reply had.
+t.test("a reply's release() is called once its body is handed to the connection, before or after a body is read", async (t) => {
+  const lent = Buffer.alloc(4 * 1024 * 1024, 'a')
+  const releases: string[] = []
+  const lending = (method: 'GET' | 'POST'): Route => ({
+    method,
+    path: '/lent',
+    access: 'public',
+    body: method === 'POST',
+    handler: () => ({
+      status: 200,
+      body: lent,
+      release: () => {
+        releases.push(method)
+        lent.fill('b')
+      },
+    }),
+  })
+  const server = await startHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1000, allowFallback: true })
+  t.teardown(() => server.close())
+  const nobody = (): Principal | undefined => undefined
+  server.serve([lending('GET'), lending('POST')], { byToken: nobody, bySession: nobody })
+  for (const method of ['GET', 'POST'] as const) {
+    lent.fill('a')
+    const res = await fetch(`http://127.0.0.1:${server.port}/lent`, method === 'POST' ? { method, body: '{}', headers: { 'content-type': 'application/json' } } : {})
+    const body = Buffer.from(await res.arrayBuffer())
+    t.equal(body.length, lent.length, `${method}: every byte arrived`)
+    t.equal(body.indexOf('b'), -1, `${method}: none of them written after release()`)
+  }
+  t.same(releases, ['GET', 'POST'], 'once per reply')
+})
