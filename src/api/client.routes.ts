@@ -1,7 +1,7 @@
 import semver from 'semver'
 import { DomainError, badData, notFound } from '../domain/errors.js'
 import type { Principal, Request, Route } from '../http/types.js'
-import type { ClientQuery } from '../read/client-features.js'
+import type { ClientPayload, ClientQuery } from '../read/client-features.js'
 import { secretFrom, wrongTokenType } from '../http/auth.js'
 import type { Delta } from '../read/client-deltas.js'
 import { clientBulkMetricsSchema, clientMetricsSchema, clientRegisterSchema, type ClientRegister } from '../schemas/client.js'
@@ -90,6 +90,41 @@ const buildClientQuery = (req: Pick<Request, 'query' | 'header' | 'hasHeader'>, 
     ...(tags.length > 0 ? { tags } : {}),
     inlineSegmentConstraints: inlineSegments(req),
   }
+}
+
+// SDKs send a handful of distinct Accept-Encoding values: what each offers is remembered, not matched
+// per poll.
+const encodingsByHeader = new Map<string, { brotli: boolean; gzip: boolean }>()
+const maxRememberedEncodings = 100
+const encodingsIn = (header: string | undefined) => {
+  const value = header ?? ''
+  let known = encodingsByHeader.get(value)
+  if (known === undefined) {
+    known = { brotli: /\bbr\b/.test(value), gzip: /\bgzip\b/.test(value) }
+    if (encodingsByHeader.size < maxRememberedEncodings) encodingsByHeader.set(value, known)
+  }
+  return known
+}
+
+// The headers of a payload's three answers, made once per payload (and again for a streaming invite).
+type AnswerHeaders = Record<'plain' | 'gzip' | 'brotli', Record<string, string>>
+const answerHeaders = new WeakMap<ClientPayload, AnswerHeaders>()
+const answerHeadersInviting = new WeakMap<ClientPayload, AnswerHeaders>()
+const headersFor = (payload: ClientPayload, inviteToStream: boolean): AnswerHeaders => {
+  const made = inviteToStream ? answerHeadersInviting : answerHeaders
+  let headers = made.get(payload)
+  if (headers === undefined) {
+    const plain: Record<string, string> = { etag: payload.etag, 'content-type': 'application/json; charset=utf-8', vary: 'Accept-Encoding' }
+    if (inviteToStream) plain['fetch-mode'] = 'streaming'
+    // Shared by every answer: frozen, so none can change another's.
+    headers = {
+      plain: Object.freeze(plain),
+      gzip: Object.freeze({ ...plain, 'content-encoding': 'gzip' }),
+      brotli: Object.freeze({ ...plain, 'content-encoding': 'br' }),
+    }
+    made.set(payload, headers)
+  }
+  return headers
 }
 
 const matchesEtag = (ifNoneMatch: string | undefined, etag: string): boolean =>
@@ -183,19 +218,18 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
         polls.notModified++
         return { status: 304 }
       }
-      const accepts = req.header('accept-encoding') ?? ''
-      const headers: Record<string, string> = { etag: payload.etag, 'content-type': 'application/json; charset=utf-8', vary: 'Accept-Encoding' }
-      if (deps.config.streamingInvitePollers && deps.clientStreams.hasRoom()) headers['fetch-mode'] = 'streaming'
-      if (payload.brotli && /\bbr\b/.test(accepts)) {
+      const accepts = encodingsIn(req.header('accept-encoding'))
+      const headers = headersFor(payload, deps.config.streamingInvitePollers && deps.clientStreams.hasRoom())
+      if (payload.brotli && accepts.brotli) {
         polls.brotli++
-        return { status: 200, body: payload.brotli, headers: { ...headers, 'content-encoding': 'br' } }
+        return { status: 200, body: payload.brotli, headers: headers.brotli }
       }
-      if (payload.gzip && /\bgzip\b/.test(accepts)) {
+      if (payload.gzip && accepts.gzip) {
         polls.gzip++
-        return { status: 200, body: payload.gzip, headers: { ...headers, 'content-encoding': 'gzip' } }
+        return { status: 200, body: payload.gzip, headers: headers.gzip }
       }
       polls.full++
-      return { status: 200, body: payload.body, headers }
+      return { status: 200, body: payload.body, headers: headers.plain }
     },
   },
   {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import http from 'node:http'
-import { gunzipSync } from 'node:zlib'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import t from 'tap'
 import {
   addStrategy,
@@ -210,6 +210,25 @@ t.test('the payload is gzipped when Accept-Encoding asks for it', async (t) => {
   const notModified = await rawGet('/api/client/features', { authorization: tokenA, 'accept-encoding': 'gzip', 'if-none-match': String(plain.headers.etag) })
   t.equal(notModified.status, 304)
   t.equal(notModified.body.length, 0)
+})
+
+t.test('brotli is preferred when Accept-Encoding names it, with the same ETag and Vary', async (t) => {
+  const plain = await rawGet('/api/client/features', { authorization: tokenA })
+  // The compressed copies of a body this size are made in the background: poll until brotli is served.
+  let answer = await rawGet('/api/client/features', { authorization: tokenA, 'accept-encoding': 'gzip, deflate, br' })
+  for (let tries = 0; answer.headers['content-encoding'] !== 'br' && tries < 50; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    answer = await rawGet('/api/client/features', { authorization: tokenA, 'accept-encoding': 'gzip, deflate, br' })
+  }
+  t.equal(answer.headers['content-encoding'], 'br')
+  t.same(JSON.parse(brotliDecompressSync(answer.body).toString()), JSON.parse(plain.body.toString()), 'the same payload')
+  t.equal(answer.headers.etag, plain.headers.etag, 'the same ETag')
+  t.equal(answer.headers.vary, 'Accept-Encoding')
+  t.equal(plain.headers.vary, 'Accept-Encoding')
+  const gzipOnly = await rawGet('/api/client/features', { authorization: tokenA, 'accept-encoding': 'gzip;q=1.0, identity' })
+  t.equal(gzipOnly.headers['content-encoding'], 'gzip', 'another header value is read for itself')
+  const brLookalike = await rawGet('/api/client/features', { authorization: tokenA, 'accept-encoding': 'brotli-ish' })
+  t.equal(brLookalike.headers['content-encoding'], undefined, 'only the word br asks for brotli')
 })
 
 t.test('segments are inlined unless the SDK declares Unleash-Client-Spec 4.2.0 or newer', async (t) => {
