@@ -28,19 +28,28 @@ const tagPattern = /^\w+:.+$/s
 // Flag names are at most 100 characters; a longer LIKE prefix can only be escapes and wildcards.
 const maxNamePrefixLength = 400
 
-// SDK fleets send a handful of distinct versions: remember the answer rather than parse per poll.
-const inlineBySpec = new Map<string, boolean>()
-const maxRememberedSpecs = 100
+// SDK fleets send a handful of distinct values of a header: what is worked out from each is remembered
+// for the first 100 values seen rather than redone per poll. A value that is refused is not kept.
+const maxRememberedValues = 100
+const rememberedPerValue = <T>(work: (value: string) => T): ((value: string) => T) => {
+  const known = new Map<string, T>()
+  return (value) => {
+    let result = known.get(value)
+    if (result === undefined) {
+      result = work(value)
+      if (known.size < maxRememberedValues) known.set(value, result)
+    }
+    return result
+  }
+}
 
-const inlineSegmentsFor = (spec: string): boolean => {
-  const known = inlineBySpec.get(spec)
-  if (known !== undefined) return known
+const inlineSegmentsFor = rememberedPerValue((spec): boolean => {
   if (!/^\d/.test(spec)) throw badData(`Invalid prefix in the Unleash-Client-Spec header: "${spec.slice(0, 100)}".`)
   if (!semver.valid(spec)) throw badData(`Invalid SemVer in the Unleash-Client-Spec header: "${spec.slice(0, 100)}".`)
-  const inline = semver.lt(spec, segmentsSupportedFrom)
-  if (inlineBySpec.size < maxRememberedSpecs) inlineBySpec.set(spec, inline)
-  return inline
-}
+  return semver.lt(spec, segmentsSupportedFrom)
+})
+
+const encodingsIn = rememberedPerValue((header) => ({ brotli: /\bbr\b/.test(header), gzip: /\bgzip\b/.test(header) }))
 
 const inlineSegments = (req: Pick<Request, 'query' | 'header' | 'hasHeader'>): boolean => {
   if (req.query.get('inlineSegmentConstraints') === 'true') return true
@@ -62,7 +71,7 @@ export const clientQueryFor = (req: Pick<Request, 'query' | 'header' | 'hasHeade
   let query = bySpec.get(spec)
   if (query === undefined) {
     query = buildClientQuery(req, principal)
-    if (bySpec.size < maxRememberedSpecs) bySpec.set(spec, query)
+    if (bySpec.size < maxRememberedValues) bySpec.set(spec, query)
   }
   return query
 }
@@ -90,20 +99,6 @@ const buildClientQuery = (req: Pick<Request, 'query' | 'header' | 'hasHeader'>, 
     ...(tags.length > 0 ? { tags } : {}),
     inlineSegmentConstraints: inlineSegments(req),
   }
-}
-
-// SDKs send a handful of distinct Accept-Encoding values: what each offers is remembered, not matched
-// per poll.
-const encodingsByHeader = new Map<string, { brotli: boolean; gzip: boolean }>()
-const maxRememberedEncodings = 100
-const encodingsIn = (header: string | undefined) => {
-  const value = header ?? ''
-  let known = encodingsByHeader.get(value)
-  if (known === undefined) {
-    known = { brotli: /\bbr\b/.test(value), gzip: /\bgzip\b/.test(value) }
-    if (encodingsByHeader.size < maxRememberedEncodings) encodingsByHeader.set(value, known)
-  }
-  return known
 }
 
 // The headers of a payload's three answers, made once per payload (and again for a streaming invite).
@@ -218,7 +213,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
         polls.notModified++
         return { status: 304 }
       }
-      const accepts = encodingsIn(req.header('accept-encoding'))
+      const accepts = encodingsIn(req.header('accept-encoding') ?? '')
       const headers = headersFor(payload, deps.config.streamingInvitePollers && deps.clientStreams.hasRoom())
       if (payload.brotli && accepts.brotli) {
         polls.brotli++
