@@ -28,6 +28,16 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
   const giveBack = (builder: Utf8Builder) => () => {
     if (builder.storage.length <= 2 * expectedBytes) spare = builder.storage
   }
+  // One edit-link maker per environment, kept: the evaluator keeps each flag's prefix for its maker.
+  const linkMakers = new Map<string, (encodedProject: string, encodedName: string) => string>()
+  const linkMakerFor = (environment: string) => {
+    let maker = linkMakers.get(environment)
+    if (maker === undefined) {
+      const encoded = encodeURIComponent(environment)
+      linkMakers.set(environment, (maker = (project, feature) => editLinkPrefix(project, feature, encoded)))
+    }
+    return maker
+  }
   return [
     {
       method: 'POST',
@@ -42,10 +52,9 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
         const evaluator = evaluators.for(input.environment)
         const projects = input.projects
         const inScope = projects === '*' ? () => true : (project: string) => projects.includes(project)
-        const environment = encodeURIComponent(input.environment)
         deps.served.evaluations++
         const body = lend().write(`{"input":${JSON.stringify(input)},"features":`)
-        evaluator.explainAll(input.context, inScope, (project, feature) => editLinkPrefix(project, feature, environment), body)
+        evaluator.explainAll(input.context, inScope, linkMakerFor(input.environment), body)
         expectedBytes = Math.ceil(body.write('}').byteLength * 1.125)
         return { status: 200, body: body.bytes(), headers: { 'content-type': 'application/json; charset=utf-8' }, release: giveBack(body) }
       },

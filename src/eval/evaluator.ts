@@ -64,6 +64,10 @@ export class Evaluator {
   // #features by name (code-unit order), rebuilt on first use after a change.
   #sorted: CompiledFeature[] | undefined
   #randomReads = 0
+  // Each flag's edit-link prefix, as the last link maker given to explainAll() made it: the playground
+  // keeps one maker per environment, so an answer does not rebuild (and compare) a string per flag.
+  #linkMaker: ((encodedProject: string, encodedName: string) => string) | undefined
+  #linkPrefixes = new WeakMap<CompiledFeature, string>()
   readonly #env: StrategyEnvironment
 
   constructor(options: { hostname?: string; random?: () => number } = {}) {
@@ -204,13 +208,19 @@ export class Evaluator {
     editLinkPrefix: (encodedProject: string, encodedName: string) => string,
     out: Utf8Builder,
   ): void {
+    if (editLinkPrefix !== this.#linkMaker) {
+      this.#linkMaker = editLinkPrefix
+      this.#linkPrefixes = new WeakMap()
+    }
     out.write('[')
     let first = true
     for (const feature of this.#sortedFeatures()) {
       if (!inScope(feature.projectId)) continue
       if (!first) out.write(',')
       first = false
-      this.#explain(feature, context, editLinkPrefix(feature.encodedProjectId, feature.encodedName), out)
+      let prefix = this.#linkPrefixes.get(feature)
+      if (prefix === undefined) this.#linkPrefixes.set(feature, (prefix = editLinkPrefix(feature.encodedProjectId, feature.encodedName)))
+      this.#explain(feature, context, prefix, out)
     }
     out.write(']')
   }
