@@ -10,6 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { uwsBuild } from '../src/http/uws.js'
 import { AdminApi, forEachLimited } from './lib/admin-api.js'
 import { startConstantServer, startFlagServer, tempDir, type ChildServer, type ConstantRoute } from './lib/child-server.js'
 import { fixed, formatTable, ratio, thousands } from './lib/format-table.js'
@@ -460,7 +461,8 @@ const main = async () => {
   const started = new Date()
   const machine = machineInfo()
   const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { name: string; version: string }
-  const uwsVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', 'uWebSockets.js', 'package.json'), 'utf8')) as { version: string }).version
+  // The build this Node loads is the one both servers load: they run on the same node binary.
+  const uwsVersion = `${uwsBuild().name} ${uwsBuild().version}`
   const sdkVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', 'unleash-client', 'package.json'), 'utf8')) as { version: string }).version
   console.log(`${pkg.name} benchmark: ${selected.join(', ')}; ${FLAGS} flags, ${CONNECTIONS} connections, ${ROUNDS} x (${WARMUP_MS / 1000} s warm-up + ${DURATION_MS / 1000} s) per case and server`)
   console.log(describeMachine(machine))

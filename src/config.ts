@@ -16,7 +16,6 @@ export interface Config {
   lmdbMapSize: number | undefined
   logFormat: 'text' | 'json'
   logLevel: LogLevel
-  allowFallbackHttp: boolean
   publicUrl: string
   metricsFlushMs: number
   potentiallyStaleCheckMs: number
@@ -186,7 +185,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     logFormat: logFormat(env.LOG_FORMAT),
     logLevel: logLevel(env.LOG_LEVEL),
     // uWS silently degrades to a pure-JS server when its native binary does not load.
-    allowFallbackHttp: env.ALLOW_HTTP_FALLBACK === '1',
     publicUrl: (env.UNLEASH_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
     metricsFlushMs: integer(env.METRICS_FLUSH_MS, 1000, 'METRICS_FLUSH_MS'),
     // How often flags past their type's lifetime are marked potentially stale.

@@ -129,10 +129,10 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
       host: config.host,
       port: config.port,
       maxBodyBytes: config.maxBodyBytes,
-      allowFallback: config.allowFallbackHttp,
       metrics: requests,
       log: (message, error) => logger.error(message, error),
     })
+    logger.info(`HTTP served by ${http.build.name} ${http.build.version} on Node ${process.version}`)
     log = EventLog.open(config.dataDir, { mapSize: config.lmdbMapSize })
     const serve = config.replication?.replica ? serveReplica : serveData
     return await serve(config, options, http, log, lock, requests)

@@ -3,19 +3,18 @@
 // a route that serves cached bytes: what is left to spend is routing, auth and the query.
 // Run by startConstantServer(); CONSTANT_SERVER_ROUTES names a JSON file of ConstantRouteSpec.
 import { readFileSync } from 'node:fs'
-import uWS from 'uWebSockets.js'
+import type * as uWS from 'uWebSockets.js'
+import { uwsBuild } from '../../src/http/uws.js'
 import type { ConstantRouteSpec } from './child-server.js'
 
-if (!String(uWS.App).includes('[native code]')) {
-  console.error('uWebSockets.js is running its pure-JS fallback; a baseline on it would mean nothing')
-  process.exit(1)
-}
+// The same native build the server under test loads (never a pure-JS fallback).
+const { uws } = uwsBuild()
 
 const specFile = process.env.CONSTANT_SERVER_ROUTES
 if (!specFile) throw new Error('CONSTANT_SERVER_ROUTES is not set')
 const specs = JSON.parse(readFileSync(specFile, 'utf8')) as ConstantRouteSpec[]
 
-const app = uWS.App()
+const app = uws.App()
 for (const spec of specs) {
   const body = readFileSync(spec.bodyFile)
   const gzipBody = spec.gzipFile ? readFileSync(spec.gzipFile) : undefined
@@ -57,5 +56,5 @@ app.listen('127.0.0.1', 0, (listenSocket) => {
     console.error('could not listen')
     process.exit(1)
   }
-  console.log(`listening on http://127.0.0.1:${uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket)}`)
+  console.log(`listening on http://127.0.0.1:${uws.us_socket_local_port(listenSocket as unknown as uWS.us_socket)}`)
 })

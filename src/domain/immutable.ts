@@ -168,6 +168,9 @@ class SlotIterator<K, V, T> implements MapIterator<T> {
   [Symbol.iterator](): MapIterator<T> {
     return this
   }
+
+  // Holds nothing to release (Node 24's MapIterator type asks for it).
+  [Symbol.dispose](): void {}
 }
 
 export const withEntry = <K, V>(map: ReadonlyMap<K, V>, key: K, value: V): ReadonlyMap<K, V> => {

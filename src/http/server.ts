@@ -1,24 +1,26 @@
 import { createHash } from 'node:crypto'
 import net from 'node:net'
-import uWS from 'uWebSockets.js'
+import type * as uWS from 'uWebSockets.js'
 import { DomainError, badData } from '../domain/errors.js'
 import { authenticate, authorize } from './auth.js'
 import { errorReply, statusLine, unexpectedErrorReply } from './errors.js'
 import type { LatencySlot, RequestMetrics } from './request-metrics.js'
 import { Router } from './router.js'
 import type { Authenticator, Method, OpenStream, Principal, Reply, Request, Route } from './types.js'
+import { uwsBuild, type UwsBuild } from './uws.js'
 
 export interface HttpOptions {
   host: string
   port: number
   maxBodyBytes: number
-  allowFallback: boolean
   log?: (message: string, error?: unknown) => void
   metrics?: RequestMetrics
 }
 
 export interface HttpServer {
   port: number
+  // The native uWebSockets.js build that serves (src/http/uws.ts).
+  build: Pick<UwsBuild, 'name' | 'version'>
   // The port is taken before anything else starts; until then every request is answered 503.
   serve(routes: Route[], authenticator: Authenticator): void
   // Stops listening, answers 503 to requests on open connections, waits for the requests in flight
@@ -27,10 +29,10 @@ export interface HttpServer {
 }
 
 const methods = new Set<string>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
-// uWS gives the method in lower case; the usual ones are looked up rather than upper-cased per request.
-const upperMethods: Record<string, string> = Object.assign(Object.create(null), {
-  get: 'GET', head: 'HEAD', post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE', options: 'OPTIONS',
-})
+// Methods are case-sensitive (RFC 9110): the method is read as sent, and `get` or `PROPFIND` is a 405
+// like any method no route has. (uWS 20.30 closes such connections before a route sees them; see
+// README, "Limits of the HTTP layer".) getMethod() is never called: it lower-cases in place.
+const printableMethod = (sent: string): string => sent.replace(/[^\x21-\x7e]/g, '?').slice(0, 40)
 // Read straight from uWS (an empty header is a missing one, as in HttpRequest.header()), and only for
 // the routes that answer with CORS headers: it is needed before there is a request to read it from.
 const originOf = (req: uWS.HttpRequest): string => req.getHeader('origin') || '*'
@@ -46,8 +48,6 @@ export const withEtag = (reply: Reply, ifNoneMatch: string | undefined): Reply =
   if (ifNoneMatch === etag) return { status: 304, headers }
   return { status: 200, headers, body: payload }
 }
-
-export const isNativeUws = (): boolean => String(uWS.App).includes('[native code]')
 
 class TooLarge extends DomainError {
   constructor(limit: number) {
@@ -255,14 +255,16 @@ const openStream = (res: uWS.HttpResponse, state: RequestState, reply: Reply, ex
 }
 
 export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
-  if (!isNativeUws() && !options.allowFallback) {
-    return Promise.reject(
-      new Error('uWebSockets.js is running its pure-JS fallback, not the native binary; refusing to start (set ALLOW_HTTP_FALLBACK=1 to allow it).'),
-    )
+  let build: UwsBuild
+  try {
+    build = uwsBuild()
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)))
   }
+  const uws = build.uws
   const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error ?? ''))
   let serving: { router: Router; corsPaths: Router; authenticator: Authenticator } | undefined
-  const app = uWS.App()
+  const app = uws.App()
   const metrics = options.metrics
   const unmatched = metrics?.slotsFor(undefined)
 
@@ -331,8 +333,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
 
   app.any('/*', (res, req) => {
     const state: RequestState = { aborted: false, onAbort: undefined, watched: false, started: metrics ? performance.now() : 0, slots: undefined }
-    const lowerVerb = req.getMethod()
-    const verb = upperMethods[lowerVerb] ?? lowerVerb.toUpperCase()
+    const verb = req.getCaseSensitiveMethod()
     const path = req.getUrl()
     const rawQuery = req.getQuery() ?? ''
     let cors: Record<string, string> | undefined
@@ -357,7 +358,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
         return
       }
       const method = (verb === 'HEAD' ? 'GET' : verb) as Method
-      if (!methods.has(method)) throw new DomainError('NotImplementedError', `The method ${verb} is not supported.`)
+      if (!methods.has(method)) throw new DomainError('NotImplementedError', `The method ${printableMethod(verb)} is not supported.`)
       const match = router.match(method, path)
       if (match.kind === 'not-found') throw new DomainError('NotFoundError', `The path you were looking for (${path.slice(0, 200)}) is not available.`)
       if (match.kind === 'method-not-allowed') {
@@ -408,7 +409,8 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
         return
       }
       resolve({
-        port: uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket),
+        build: { name: build.name, version: build.version },
+        port: uws.us_socket_local_port(listenSocket as unknown as uWS.us_socket),
         serve: (routes, authenticator) => {
           const corsRoutes = routes.filter((r) => r.cors).map((r) => ({ ...r, method: 'GET' as Method }))
           serving = {
@@ -420,15 +422,19 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
         close: async () => {
           if (stopping) return
           stopping = true
-          uWS.us_listen_socket_close(listenSocket)
+          uws.us_listen_socket_close(listenSocket)
           // A client that never finishes sending its body must not hold the stop: past the grace, its
           // connection is closed with the rest.
+          // The grace timer keeps the process alive: a stop still has its snapshots to write after it.
           if (inFlight > 0) await new Promise<void>((resolve) => {
-            allSettled = resolve
-            setTimeout(resolve, stopGraceMs).unref()
+            const grace = setTimeout(resolve, stopGraceMs)
+            allSettled = () => {
+              clearTimeout(grace)
+              resolve()
+            }
           })
-          // The typings of this build lack close(), which the native App has: it closes every connection.
-          ;(app as unknown as { close(): void }).close()
+          // Closes every connection (both builds have it; 20.30's typings lacked it).
+          app.close()
         },
       })
     })

@@ -15,7 +15,7 @@ t.test('requests share their methods and the empty query; a query string is pars
       return { status: 200, body: { value: read(req) } }
     },
   })
-  const server = await startHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1000, allowFallback: true })
+  const server = await startHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1000 })
   t.teardown(() => server.close())
   const nobody = (): Principal | undefined => undefined
   server.serve(
@@ -59,7 +59,7 @@ t.test("a reply's release() is called once its body is handed to the connection,
       },
     }),
   })
-  const server = await startHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1000, allowFallback: true })
+  const server = await startHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1000 })
   t.teardown(() => server.close())
   const nobody = (): Principal | undefined => undefined
   server.serve([lending('GET'), lending('POST')], { byToken: nobody, bySession: nobody })
