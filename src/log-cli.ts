@@ -5,18 +5,48 @@ import { loadConfig } from './config.js'
 import { EventLog } from './store/log.js'
 
 // `npm run log -- verify|backup ...`: works on a data directory whether or not a server is running on it.
-const usage = 'usage: npm run log -- verify [--data-dir DIR] | backup TARGET_DIR [--data-dir DIR]'
+const usage = `usage: npm run log -- COMMAND [OPTIONS]
+
+Works on a data directory whether or not a server is running on it.
+
+commands:
+  verify                 checks the log's hash chain from the first record to the last; prints
+                         "ok: N records, head N HASH" and exits 0, or names the first broken record
+                         and exits 1
+  backup TARGET_DIR      copies the data directory, consistently, into TARGET_DIR (new or empty);
+                         start a server with DATA_DIR=TARGET_DIR to restore it
+  help                   prints this text
+
+options:
+  --data-dir DIR         the data directory (default: DATA_DIR, or ./data)
+  -h, --help             prints this text
+
+exit codes: 0 done, 1 the chain is broken, 2 a usage or data directory problem`
 
 const fail = (message: string, code = 1): never => {
   console.error(message)
   process.exit(code)
 }
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: { 'data-dir': { type: 'string' } },
-})
+const parsed = (() => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    })
+  } catch (error) {
+    // An unknown option or a missing value: say which, then how to call it.
+    return fail(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`, 2)
+  }
+})()
+const { positionals, values } = parsed
 const [command, target] = positionals
+if (values.help || command === 'help') {
+  console.log(usage)
+  process.exit(0)
+}
+if (command !== 'verify' && command !== 'backup') fail(command === undefined ? usage : `unknown command "${command}"\n\n${usage}`, 2)
+if (command === 'backup' && !target) fail(`backup needs a TARGET_DIR\n\n${usage}`, 2)
 const dataDir = path.resolve(values['data-dir'] ?? loadConfig().dataDir)
 if (!existsSync(path.join(dataDir, 'data.mdb'))) fail(`no data in ${dataDir} (give --data-dir or DATA_DIR)`, 2)
 
@@ -40,7 +70,6 @@ const verify = (log: EventLog): number => {
 }
 
 const backup = async (log: EventLog): Promise<number> => {
-  if (!target) return fail(usage, 2)
   const into = path.resolve(target)
   if (existsSync(into) && readdirSync(into).length > 0) return fail(`${into} is not empty; back up into a new directory`, 2)
   await log.backup(into)
@@ -51,8 +80,4 @@ const backup = async (log: EventLog): Promise<number> => {
   return 0
 }
 
-const code =
-  command === 'verify' ? await withLog(verify)
-  : command === 'backup' ? await withLog(backup)
-  : fail(usage, 2)
-process.exit(code)
+process.exit(await withLog(command === 'verify' ? verify : backup))

@@ -36,3 +36,25 @@ t.test('the hash-chained log: head, verify while running, and a record rewritten
   t.equal(tampered.code, 1, 'verify exits non-zero')
   t.match(tampered.stdout, new RegExp(`^broken at record ${alphaCreated.id}: record ${alphaCreated.id} does not match its stored hash`))
 })
+
+t.test('npm run log explains itself: --help, no arguments, an unknown option or command', async (t) => {
+  for (const args of [['--help'], ['-h'], ['help']]) {
+    const run = await runLogCli(args)
+    t.equal(run.code, 0, `${args.join(' ')}: exit 0`)
+    t.match(run.stdout, /^usage: npm run log -- COMMAND \[OPTIONS\]/, `${args.join(' ')}: the usage`)
+    t.match(run.stdout, /verify .*\n[\s\S]*backup TARGET_DIR[\s\S]*--data-dir DIR/, 'every command and option')
+  }
+  const none = await runLogCli([])
+  t.equal(none.code, 2, 'no command: exit 2')
+  t.match(none.stderr, /^usage: npm run log -- COMMAND/)
+  const unknownOption = await runLogCli(['verify', '--verbose'])
+  t.equal(unknownOption.code, 2)
+  t.match(unknownOption.stderr, /Unknown option '--verbose'[\s\S]*usage: npm run log/, 'an unknown option is named, not a crash')
+  t.notMatch(unknownOption.stderr, /ERR_PARSE_ARGS|at parseArgs/, 'no stack trace')
+  const unknownCommand = await runLogCli(['vrfy'])
+  t.equal(unknownCommand.code, 2)
+  t.match(unknownCommand.stderr, /^unknown command "vrfy"/)
+  const noTarget = await runLogCli(['backup'])
+  t.equal(noTarget.code, 2)
+  t.match(noTarget.stderr, /^backup needs a TARGET_DIR/)
+})
