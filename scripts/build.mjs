@@ -33,6 +33,8 @@ const runTsc = (args) => spawnSync(process.execPath, [tsc, ...args], { cwd: root
 const buildServer = () => {
   const stamp = path.join(root, 'dist', '.build-stamp')
   if (upToDate(stamp, ['src', 'test', 'bench', 'ui', 'tsconfig.json', 'package-lock.json'])) return true
+  // A first build takes a minute or two on 2 cores, and says nothing else while it runs.
+  console.error('building the server: compiling src/, test/ and bench/ with tsc (first build: 1-2 minutes on 2 cores) ...')
   if (!runTsc(['-p', 'tsconfig.json', '--incremental', '--tsBuildInfoFile', 'dist/.tsbuildinfo'])) return false
   writeFileSync(stamp, `${new Date().toISOString()}\n`)
   return true
@@ -42,6 +44,7 @@ const buildUi = async () => {
   const out = path.join(root, 'dist', 'public')
   const stamp = path.join(root, 'dist', '.ui-build-stamp')
   if (upToDate(stamp, ['ui/src', 'ui/index.html', 'ui/tsconfig.json', 'package-lock.json', 'scripts/build.mjs'])) return true
+  console.error('building the web UI: type-checking ui/ and bundling it with esbuild ...')
   if (!runTsc(['-p', 'ui/tsconfig.json', '--incremental', '--tsBuildInfoFile', 'dist/.ui-tsbuildinfo'])) return false
   const { build } = await import('esbuild')
   rmSync(out, { recursive: true, force: true })

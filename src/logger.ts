@@ -37,6 +37,23 @@ const textOf = (message: string, fields: LogFields): string => {
 
 const defaultWrite = (line: string, level: LogLevel) => (level === 'warn' || level === 'error' ? process.stderr : process.stdout).write(`${line}\n`)
 
+// A line that may repeat in a burst (every write refused while the disk is full): said at once, then at
+// most once per interval, with how many were held back since it was last said.
+export const everyAtMost = (intervalMs: number, now: () => number = Date.now) => {
+  let lastMs = Number.NEGATIVE_INFINITY
+  let heldBack = 0
+  return (say: (heldBack: number) => void): void => {
+    const at = now()
+    if (at - lastMs < intervalMs) {
+      heldBack++
+      return
+    }
+    lastMs = at
+    say(heldBack)
+    heldBack = 0
+  }
+}
+
 export const createLogger = (options: LoggerOptions): Logger => {
   const threshold = levels.indexOf(options.level)
   const write = options.write ?? defaultWrite

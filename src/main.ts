@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { loadConfig } from './config.js'
-import { createLogger } from './logger.js'
+import { createLogger, everyAtMost } from './logger.js'
 import { startServer } from './server.js'
 
 // A stop that is stuck (a hung commit, a disk that does not answer) must not outlive the process
@@ -9,7 +9,7 @@ import { startServer } from './server.js'
 const shutdownDeadlineMs = 10_000
 
 const fail = (message: string): never => {
-  console.error(`could not start: ${message}`)
+  process.stderr.write(`could not start: ${message}\n`)
   process.exit(1)
 }
 
@@ -21,6 +21,14 @@ const config = (() => {
   }
 })()
 const logger = createLogger({ format: config.logFormat, level: config.logLevel })
+// Libraries print their own errors to the console (lmdb-js prints every failed commit with its stack):
+// one warning line each, without the stack and at most every 10 s; what a failure means is logged
+// where it is handled.
+const libraryLine = everyAtMost(10_000)
+console.error = (...args: unknown[]) => {
+  const message = args.map((arg) => (arg instanceof Error ? arg.message : String(arg))).join(' ').split('\n')[0].slice(0, 500)
+  libraryLine((heldBack) => logger.warn('a library reported an error', { message, ...(heldBack > 0 && { heldBack }) }))
+}
 const server = await startServer(config, { logger }).catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)))
 
 // The one-time credentials of a first start are how a new user gets in. On a terminal they are printed

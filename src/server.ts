@@ -33,7 +33,7 @@ import { isInstanceEvent } from './domain/instance.js'
 import { emptyInstance } from './domain/instance-state.js'
 import { setLimits } from './domain/limits.js'
 import { RequestMetrics } from './http/request-metrics.js'
-import { createLogger, type Logger } from './logger.js'
+import { createLogger, everyAtMost, type Logger } from './logger.js'
 import { startHttpServer, type HttpServer } from './http/server.js'
 import { prometheusRoutes, type SnapshotAge } from './api/prometheus.routes.js'
 import { ServedCounts } from './read/served-counts.js'
@@ -43,7 +43,7 @@ import { ClientDeltas } from './read/client-deltas.js'
 import { ClientFeatures } from './read/client-features.js'
 import { ClientStreams } from './read/client-streams.js'
 import { ClientRevisions } from './read/client-revisions.js'
-import { LastSeen } from './read/last-seen.js'
+import { SeenTimes } from './read/seen-times.js'
 import { authenticator } from './read/tokens.js'
 import { Sessions } from './read/sessions.js'
 import { UserActivity } from './read/user-activity.js'
@@ -165,10 +165,12 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
   }
   const evaluators = new Evaluators(readSource)
   const sessions = new Sessions(log.side('sessions'))
+  const tokenSeen = new SeenTimes(log.side<string>('token-seen'))
   const auth = authenticator({
     instance: () => registry.committedInstance,
     project: (id) => registry.committedProjects.get(id),
     sessions,
+    tokenSeen: (secretHash, at) => tokenSeen.record(secretHash, at),
   })
   const clientFeatures = new ClientFeatures({ projects: readSource.projects, segments: readSource.segments, revisions: clientRevisions })
   // The delta API answers from the last changes in memory: the tail of the log fills them at start-up.
@@ -198,7 +200,8 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     clientFeatures,
     clientDeltas,
     clientStreams,
-    lastSeen: new LastSeen(log.side<string>('last-seen')),
+    lastSeen: new SeenTimes(log.side<string>('last-seen')),
+    tokenSeen,
     lifecycleStages: new LifecycleStages(log.side<string>('lifecycle-stages')),
     applications: new Applications(),
     sessions,
@@ -254,7 +257,10 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
   }
   // Metrics and stages are side data: a write that fails (a full disk) is retried at the next flush.
   const reportWriteFailure = (what: string) => (error: unknown) => logger.warn(`could not write ${what} to the data directory; retrying at the next flush`, { error: errorText(error) })
-  const flushTimer = setInterval(() => void deps.lastSeen.flush().catch(reportWriteFailure('last-seen times')), config.metricsFlushMs)
+  const flushTimer = setInterval(() => {
+    void deps.lastSeen.flush().catch(reportWriteFailure('last-seen times'))
+    void deps.tokenSeen.flush().catch(reportWriteFailure('API token last-seen times'))
+  }, config.metricsFlushMs)
   flushTimer.unref()
   const stagesTimer = setInterval(() => void deps.lifecycleStages.flush().catch(reportWriteFailure('lifecycle stages')), config.metricsFlushMs)
   stagesTimer.unref()
@@ -264,6 +270,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     clearInterval(stagesTimer)
     await deps.lifecycleStages.flush()
     await deps.lastSeen.flush()
+    await deps.tokenSeen.flush()
   }
   return { deps, routesWith, auth, close, restarted }
 }
@@ -285,7 +292,13 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   const registry = new Registry(recovered.instance, recovered.projects, recovered.lastId, recovered.changeRequests)
   // A failed commit (a full disk) refuses that write with 503 and rolls decided state back; reads go on.
   const logger = options.logger!
-  const commitFailed = (error: unknown) => logger.error('a log commit failed; the write was refused with 503 and nothing changed', undefined, { error: errorText(error) })
+  // A full disk fails every write until there is room: one line at once, then one every 10 s at most.
+  const commitFailureLine = everyAtMost(10_000)
+  let refusedWrites = 0
+  const commitFailed = (error: unknown) => {
+    refusedWrites++
+    commitFailureLine(() => logger.error('a log commit failed; the write was refused with 503 and nothing changed', undefined, { cause: errorText(error), refusedSoFar: refusedWrites }))
+  }
   const dispatcher = new Dispatcher(log, registry, () => buildWorld(registry), commitFailed)
   dispatcher.onCommitted((records) => insights.apply(records))
 
@@ -366,8 +379,11 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   }
 }
 
-// SDK reads only: a replica answers what SDKs and probes ask and names the writer for the rest.
-const replicaServes = (route: Route) => route.access === 'client' || route.access === 'frontend' || route.access === 'public'
+// SDK reads only: a replica answers what SDKs and probes ask and names the writer for the rest. Signing
+// in or up is refused too: a session made on a replica would work nowhere (sessions live on the writer).
+const signInPaths = new Set(['/auth/simple/login', '/invite/:token/signup'])
+const replicaServes = (route: Route) =>
+  route.access === 'client' || route.access === 'frontend' || (route.access === 'public' && !signInPaths.has(route.path))
 
 const serveReplica = async (config: Config, options: ServerOptions, http: HttpServer, log: EventLog, lock: DataDirLock, requests: RequestMetrics): Promise<RunningServer> => {
   const replicaOf = config.replication!
@@ -396,7 +412,7 @@ const serveReplica = async (config: Config, options: ServerOptions, http: HttpSe
     },
     apply: (records) => dispatcher.applyCommitted(records as EventRecord[]),
   })
-  const replication: Replication = () => replicaDetails(follower.status(), replicaOf.maxLag)
+  const replication: Replication = () => replicaDetails(follower.status(), replicaOf.maxLag, Date.now())
   const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: 0, requests, logger: options.logger! })
   const insights = new ProjectInsights(clock)
   const routes = side.routesWith(insights, replication, () => ({ eventsBehind: 0, writtenAt: undefined })).map((route) =>

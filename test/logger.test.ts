@@ -1,5 +1,5 @@
 import t from 'tap'
-import { createLogger, type LogLevel } from '../src/logger.js'
+import { createLogger, everyAtMost, type LogLevel } from '../src/logger.js'
 
 const capture = (format: 'text' | 'json', level: LogLevel) => {
   const lines: { line: string; level: LogLevel }[] = []
@@ -39,4 +39,15 @@ t.test('text lines are the message, then key=value fields, then a stack on its o
   const error = new Error('boom')
   logger.error('unexpected', error)
   t.equal(lines[1].line, `unexpected error=boom\n${error.stack}`)
+})
+
+t.test('a repeated line is said at once, then at most once per interval with the count held back', async (t) => {
+  let now = 0
+  const said: number[] = []
+  const line = everyAtMost(10_000, () => now)
+  for (const at of [0, 1, 2, 9_999, 10_000, 10_001, 25_000]) {
+    now = at
+    line((heldBack) => said.push(heldBack))
+  }
+  t.same(said, [0, 3, 1], 'said at 0, at 10,000 (3 held back) and at 25,000 (1 held back)')
 })

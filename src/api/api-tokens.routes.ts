@@ -40,7 +40,7 @@ export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: 'READ_API_TOKEN',
     docs: { responses: { 200: apiTokensResponse } },
-    handler: (req) => json({ tokens: visibleTokens(deps, req).map(apiTokenView) }),
+    handler: (req) => json({ tokens: visibleTokens(deps, req).map((token) => apiTokenView(token, deps.tokenSeen.of(token.secretHash))) }),
   },
   {
     method: 'GET',
@@ -48,7 +48,7 @@ export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: 'READ_API_TOKEN',
     docs: { responses: { 200: apiTokensResponse } },
-    handler: (req) => json({ tokens: visibleTokens(deps, req).filter((t) => t.tokenName === req.params.name).map(apiTokenView) }),
+    handler: (req) => json({ tokens: visibleTokens(deps, req).filter((t) => t.tokenName === req.params.name).map((token) => apiTokenView(token, deps.tokenSeen.of(token.secretHash))) }),
   },
   {
     method: 'POST',
@@ -66,7 +66,7 @@ export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
       const secret = newTokenSecret(input, random)
       const token = deps.registry.committedInstance.apiTokens.get(hashTokenSecret(secret))!
       // The one time the whole secret is shown.
-      return { status: 201, body: { ...apiTokenView(token), secret }, headers: { location: 'api-tokens' } }
+      return { status: 201, body: { ...apiTokenView(token, null), secret }, headers: { location: 'api-tokens' } }
     },
   },
   {

@@ -9,6 +9,7 @@ import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
 import { pastClientPayload, pastWorld } from './history.js'
 import { clientFeatureResponse, clientFeaturesResponse } from '../schemas/responses.js'
+import { flagSeenKey } from '../read/seen-times.js'
 
 // The first registration of an application name is recorded (application-created); the SDK's answer
 // does not wait on anything else. A write refused now (a full disk) is tried again on the next one.
@@ -174,7 +175,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
     for (const project of deps.registry.committedProjects.values()) {
       const feature = project.features.get(name)
       if (!feature) continue
-      deps.lastSeen.record(name, environment, now)
+      deps.lastSeen.record(flagSeenKey(name, environment), now)
       deps.lifecycleStages.observeMetrics(feature, deps.registry.committedInstance.environments.get(environment), now)
       return
     }

@@ -6,7 +6,7 @@ import type { Request } from '../http/types.js'
 import type { ClientDeltas } from '../read/client-deltas.js'
 import type { ClientFeatures } from '../read/client-features.js'
 import type { ClientStreams } from '../read/client-streams.js'
-import type { LastSeen } from '../read/last-seen.js'
+import type { SeenTimes } from '../read/seen-times.js'
 import type { LifecycleStages } from '../read/lifecycle-stages.js'
 import type { EventLog } from '../store/log.js'
 import type { Applications } from '../read/applications.js'
@@ -22,7 +22,9 @@ export interface ApiDeps {
   clientFeatures: ClientFeatures
   clientDeltas: ClientDeltas
   clientStreams: ClientStreams
-  lastSeen: LastSeen
+  // When each flag was last seen per environment (flagSeenKey), and each API token (its secret's hash).
+  lastSeen: SeenTimes
+  tokenSeen: SeenTimes
   lifecycleStages: LifecycleStages
   applications: Applications
   sessions: Sessions

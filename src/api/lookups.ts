@@ -5,6 +5,7 @@ import { childrenIn, type AdminViewContext } from '../read/admin-views.js'
 import type { ApiDeps } from './deps.js'
 import type { Request } from '../http/types.js'
 import { viewerKey } from './viewer.js'
+import { flagSeenKey } from '../read/seen-times.js'
 
 export const committedProject = (deps: ApiDeps, projectId: string): ProjectState => {
   const project = deps.registry.committedProjects.get(projectId)
@@ -34,7 +35,7 @@ export const locateFeature = (deps: ApiDeps, featureName: string): Feature | und
 
 export const viewContext = (deps: ApiDeps, project: ProjectState, req?: Request): AdminViewContext => ({
   environments: deps.registry.committedInstance.environments,
-  lastSeen: (feature, environment) => deps.lastSeen.of(feature, environment),
+  lastSeen: (feature, environment) => deps.lastSeen.of(flagSeenKey(feature, environment)),
   childrenOf: childrenIn(project),
   viewer: req && viewerKey(req),
   metricStages: (feature) => deps.lifecycleStages.of(feature),

@@ -178,9 +178,10 @@ const replicationGauges = (registry: Registry, replication: Replication): void =
       const now = replication()
       return now.role === 'replica' ? now.writerId : 0
     })
-    gauge(registry, 'flagwright_replication_lag_records', 'Records this replica is behind the writer', () => {
+    // NaN (unknown) while the replica cannot see the writer's stream: 0 would say it is current.
+    gauge(registry, 'flagwright_replication_lag_records', 'Records this replica is behind the writer; NaN while not connected to NATS', () => {
       const now = replication()
-      return now.role === 'replica' ? now.lag : 0
+      return now.role === 'replica' ? (now.lag ?? Number.NaN) : 0
     })
   }
 }

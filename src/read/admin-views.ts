@@ -131,9 +131,9 @@ export const environmentView = (environment: Environment, projectCount: number) 
 })
 
 // Unleash lists a token's secret to those who may read tokens; events never carry it (publicToken).
-export const apiTokenView = (token: ApiToken) => ({
+export const apiTokenView = (token: ApiToken, seenAt: string | null) => ({
   secret: token.maskedSecret,
   ...publicToken(token),
   username: token.tokenName,
-  seenAt: null,
+  seenAt,
 })

@@ -10,12 +10,18 @@ export interface AuthSource {
   instance(): InstanceState
   project(id: string): ProjectState | undefined
   sessions: Sessions
+  // An API token authenticated a request (its secret's hash, an ISO time): "last seen" in token listings.
+  tokenSeen?: (secretHash: string, at: string) => void
 }
 
 interface Entry {
   principal: Principal
   expiresAtMs: number
+  seenMs: number
 }
+
+// A token is noted as seen at most once a second: SDK polls must not pay for a Date string each.
+const seenResolutionMs = 1000
 
 const kindOf = (type: ApiToken['type']): Principal['kind'] => (type === 'backend' ? 'client' : type)
 const everything = () => true
@@ -76,12 +82,18 @@ export const authenticator = (source: AuthSource): Authenticator => {
           can: token.type === 'admin' ? everything : nothing,
         },
         expiresAtMs: token.expiresAt ? Date.parse(token.expiresAt) : Number.POSITIVE_INFINITY,
+        seenMs: 0,
       }
       entries.set(token, entry)
     }
-    if (Date.now() >= entry.expiresAtMs) return undefined
+    const now = Date.now()
+    if (now >= entry.expiresAtMs) return undefined
     const projects = entry.principal.projects
     if (!projects.includes('*') && !projects.some((p) => source.project(p) !== undefined)) return undefined
+    if (source.tokenSeen && now - entry.seenMs >= seenResolutionMs) {
+      entry.seenMs = now
+      source.tokenSeen(token.secretHash, new Date(now).toISOString())
+    }
     return entry.principal
   }
 

@@ -306,10 +306,12 @@ const replicationDetails = v.object({
   refused: v.optional(text),
   appliedId: v.optional(v.number()),
   writerId: v.optional(v.number()),
-  lag: v.optional(v.number()),
+  lag: v.optional(v.nullable(v.number())),
+  heardSecondsAgo: v.optional(v.nullable(v.number())),
+  degraded: v.optional(text),
   notReady: v.optional(text),
 })
 
 export const healthResponse = v.object({ health: v.literal('GOOD'), details: replicationDetails })
 
-export const readyResponse = v.object({ health: v.literal('GOOD') })
+export const readyResponse = v.object({ health: v.literal('GOOD'), degraded: v.optional(text) })

@@ -216,6 +216,8 @@ export interface FollowerStatus {
   // The stream's last sequence as last seen: the writer's latest published log id.
   writerId: number
   restored: boolean
+  // When the writer was last heard from (ms since the epoch): a record, or the stream's state on connecting.
+  heardAt: number | undefined
 }
 
 export interface FollowTarget {
@@ -232,6 +234,7 @@ export class LogFollower {
   private connection: Connected | undefined
   private writerId = 0
   private restored = false
+  private heardAt: number | undefined
   private stopConsuming: (() => void) | undefined
 
   constructor(
@@ -244,7 +247,7 @@ export class LogFollower {
   }
 
   status(): FollowerStatus {
-    return { connected: this.connection !== undefined, appliedId: this.target.appliedId(), writerId: Math.max(this.writerId, this.target.appliedId()), restored: this.restored }
+    return { connected: this.connection !== undefined, appliedId: this.target.appliedId(), writerId: Math.max(this.writerId, this.target.appliedId()), restored: this.restored, heardAt: this.heardAt }
   }
 
   async close(): Promise<void> {
@@ -279,6 +282,7 @@ export class LogFollower {
     const { stream } = this.settings.names
     const info = await jsm.streams.info(stream)
     this.writerId = info.state.last_seq
+    this.heardAt = Date.now()
     // Behind the oldest record the stream still holds, or nothing applied yet: start from a snapshot.
     if (!this.restored || this.target.appliedId() + 1 < info.state.first_seq) {
       const bytes = await bucket.getBlob(snapshotObject)
@@ -302,6 +306,7 @@ export class LogFollower {
         if (message.seq !== applied + 1) return
         batch.push(recordCodec.unpack(message.data) as StoredRecord)
         this.writerId = Math.max(this.writerId, message.seq + message.info.pending)
+        this.heardAt = Date.now()
         if (message.info.pending === 0 || batch.length >= 256) {
           this.target.apply(batch)
           batch = []

@@ -49,6 +49,14 @@ const settleCommitError = (error: unknown): void => {
   if (cause instanceof Promise) cause.catch(() => undefined)
 }
 
+// The cause's message, for the one line that says why writes are refused.
+const commitFailure = async (error: unknown): Promise<Error> => {
+  const pending = (error as { commitError?: unknown } | null)?.commitError
+  const cause = pending instanceof Promise ? await pending.then(() => error, (reason: unknown) => reason) : error
+  const text = cause instanceof Error ? cause.message : String(cause ?? 'unknown')
+  return new Error(`the commit failed: ${text.split('\n')[0].slice(0, 300)}`, { cause: error })
+}
+
 // The tamper-evident chain: hash(n) = sha256(hash(n-1) ‖ canonical JSON of record n); the first link
 // hashes 32 zero bytes in place of a previous hash.
 const genesis: Buffer = Buffer.alloc(32)
@@ -155,14 +163,14 @@ export class EventLog {
           this.committedId = lastId
           this.committedHash = hashes[hashes.length - 1]
         },
-        (error: unknown) => {
+        async (error: unknown) => {
           settleCommitError(error)
           if (generation === this.generation) {
             this.generation++
             this.nextId = this.committedId + 1
             this.headHash = this.committedHash
           }
-          throw error ?? new Error('the commit failed')
+          throw await commitFailure(error)
         },
       )
     return { records, committed }

@@ -54,3 +54,16 @@ t.test('no secret is kept in the data directory, not even a deleted token\'s', a
   t.equal((await getClientFeatures(again, kept)).status, 200, 'the kept token still works after a restart')
   t.equal((await api(again, 'GET', '/api/admin/projects')).status, 200, 'and the init admin token')
 })
+
+t.test('a token an SDK polled with shows when it was last seen; one never used shows null', async (t) => {
+  const server = await startPeopleServer(t)
+  const used = expectOk(await createApiToken(server, { tokenName: 'polled', type: 'client' }), 'create').body.secret as string
+  expectOk(await createApiToken(server, { tokenName: 'idle', type: 'client' }), 'create')
+  const before = Date.now()
+  t.equal((await getClientFeatures(server, used)).status, 200)
+  const tokens = (await listApiTokens(server)).body.tokens as { tokenName: string; seenAt: string | null }[]
+  const seenAt = tokens.find((token) => token.tokenName === 'polled')!.seenAt
+  t.type(seenAt, 'string', 'the polled token has a seenAt')
+  t.ok(Date.parse(seenAt!) >= before - 1000 && Date.parse(seenAt!) <= Date.now(), `seen at the poll (${seenAt})`)
+  t.equal(tokens.find((token) => token.tokenName === 'idle')!.seenAt, null, 'the idle one has none')
+})

@@ -108,6 +108,14 @@ t.test('a replica refuses admin requests naming the writer, and a streaming SDK 
   t.equal(refused.body.name, 'ForbiddenError')
   t.match(refused.body.message, /read replica.*http:\/\/writer\.example:4242/)
   t.equal((await api(replica, 'GET', '/api/admin/projects')).status, 403, 'admin reads are the writer\'s too')
+  const signIn = await fetch(`${replica.baseUrl}/auth/simple/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: 'whatever-it-is' }),
+  })
+  t.equal(signIn.status, 403, 'signing in on a replica is refused: its session would work nowhere')
+  t.equal(signIn.headers.get('set-cookie'), null, 'and no cookie is given')
+  t.match(await signIn.json(), { name: 'ForbiddenError', message: /read replica.*http:\/\/writer\.example:4242/ })
   const details = await health(replica)
   t.equal(details.role, 'replica')
   t.equal(details.writerId, details.appliedId)
@@ -138,4 +146,41 @@ t.test('a replica answers 503 until it has the writer\'s snapshot, then /ready s
   await startTestServer(t, { mode: 'child', adminToken, env: { NATS_URL: nats.url } })
   await until('the replica to be ready', async () => (await api(replica, 'GET', '/ready', undefined, null)).status === 200)
   t.pass('ready once restored')
+})
+
+t.test('cut off from NATS, a replica keeps serving and says it is degraded, its lag unknown', async (t) => {
+  const binary = requireNatsServer(t)
+  if (!binary) return
+  const nats = await startNatsServer(t, binary)
+  const adminToken = randomAdminToken()
+  const writer = await startTestServer(t, { mode: 'child', adminToken, env: { NATS_URL: nats.url } })
+  expectOk(await createProject(writer, { id: P, name: 'Replicated' }), 'project')
+  const token = await clientToken(writer, [P])
+  const replica = await startReplica(t, nats, makeDataDir(t), adminToken)
+  await untilServing(replica)
+  await converged(t, writer, [replica], token)
+  t.equal((await health(replica)).degraded, undefined, 'connected: not degraded')
+
+  await nats.stop()
+  await until('the replica to see NATS go', async () => (await health(replica)).natsConnected === false)
+  for (let i = 0; i < 20; i++) expectOk(await createFeature(writer, P, `unseen-${i}`), `write ${i} while NATS is down`)
+
+  const answer = await api(replica, 'GET', '/health', undefined, null)
+  t.equal(answer.status, 200, '/health still answers 200: reads are served')
+  t.equal(answer.body.details.lag, null, 'the lag is unknown, not 0')
+  t.equal(answer.body.details.natsConnected, false)
+  t.type(answer.body.details.heardSecondsAgo, 'number', 'it says when it last heard from the writer')
+  t.match(answer.body.details.degraded, /^not connected to NATS: serving what was applied up to log id \d+; the writer was last heard from \d+ s ago$/)
+  const ready = await api(replica, 'GET', '/ready', undefined, null)
+  t.equal(ready.status, 200, 'not drained: every replica would go at once')
+  t.match(ready.body.degraded, /^not connected to NATS/)
+  const metrics = await (await fetch(`${replica.baseUrl}/internal-backstage/prometheus`)).text()
+  // prom-client writes NaN as `Nan`, which Prometheus reads as NaN (Go's ParseFloat ignores the case).
+  t.match(metrics, /^flagwright_replication_lag_records (NaN|Nan)$/m, 'Prometheus shows the lag as unknown')
+  t.match(metrics, /^flagwright_replication_nats_connected 0$/m)
+  t.equal((await getClientFeatures(replica, token)).status, 200, 'SDK reads are still served')
+
+  await nats.start()
+  await converged(t, writer, [replica], token)
+  t.equal((await health(replica)).degraded, undefined, 'back and current: not degraded')
 })
