@@ -17,6 +17,10 @@ export interface Config {
   logFormat: 'text' | 'json'
   logLevel: LogLevel
   publicUrl: string
+  // UNLEASH_URL's origin when it is given: browsers' writes with the session cookie must come from it
+  // (or from csrfAllowedOrigins). Without it, from the origin the request's Host header names.
+  publicOrigin: string | undefined
+  csrfAllowedOrigins: string[]
   metricsFlushMs: number
   potentiallyStaleCheckMs: number
   defaultAdminUsername: string
@@ -138,6 +142,32 @@ const addressList = (value: string | undefined, name: string): string[] => {
   return entries
 }
 
+// An http(s) URL; its origin is what a browser writes in Origin (scheme://host[:port], default port left out).
+const httpUrl = (value: string): URL | undefined => {
+  try {
+    const url = new URL(value)
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const publicOrigin = (value: string | undefined): string | undefined => {
+  if (value === undefined || value === '') return undefined
+  const url = httpUrl(value)
+  if (url === undefined) throw new Error(`UNLEASH_URL must be an http or https URL, got "${value.slice(0, 100)}"`)
+  return url.origin
+}
+
+const originList = (value: string | undefined, name: string): string[] =>
+  splitList(value).map((entry) => {
+    const url = httpUrl(entry)
+    if (url === undefined || url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+      throw new Error(`${name}: "${entry.slice(0, 100)}" is not an origin (scheme://host[:port], http or https, no path)`)
+    }
+    return url.origin
+  })
+
 const sizeUnits: Record<string, number> = { '': 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3, tb: 1024 ** 4 }
 
 // Bytes, or a number with KB, MB, GB or TB (powers of 1024).
@@ -186,6 +216,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     logLevel: logLevel(env.LOG_LEVEL),
     // uWS silently degrades to a pure-JS server when its native binary does not load.
     publicUrl: (env.UNLEASH_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
+    publicOrigin: publicOrigin(env.UNLEASH_URL),
+    csrfAllowedOrigins: originList(env.CSRF_ALLOWED_ORIGINS, 'CSRF_ALLOWED_ORIGINS'),
     metricsFlushMs: integer(env.METRICS_FLUSH_MS, 1000, 'METRICS_FLUSH_MS'),
     // How often flags past their type's lifetime are marked potentially stale.
     potentiallyStaleCheckMs: integer(env.POTENTIALLY_STALE_CHECK_MS, 60_000, 'POTENTIALLY_STALE_CHECK_MS') || 60_000,

@@ -129,6 +129,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
       host: config.host,
       port: config.port,
       maxBodyBytes: config.maxBodyBytes,
+      origins: { publicOrigin: config.publicOrigin, allowed: new Set(config.csrfAllowedOrigins) },
       metrics: requests,
       log: (message, error) => logger.error(message, error),
     })

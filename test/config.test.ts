@@ -53,3 +53,15 @@ t.test('LOG_FORMAT and LOG_LEVEL take their listed values only', async (t) => {
   t.throws(() => loadConfig({ LOG_FORMAT: 'xml' }), /LOG_FORMAT must be text or json/)
   t.throws(() => loadConfig({ LOG_LEVEL: 'verbose' }), /LOG_LEVEL must be debug, info, warn or error/)
 })
+
+t.test("UNLEASH_URL's origin is the public origin; CSRF_ALLOWED_ORIGINS are origins", async (t) => {
+  t.equal(loadConfig({}).publicOrigin, undefined, 'not set: the Host header decides')
+  t.equal(loadConfig({ UNLEASH_URL: 'https://Flags.example.com:443/unleash/' }).publicOrigin, 'https://flags.example.com')
+  t.equal(loadConfig({ UNLEASH_URL: 'http://10.0.0.5:4242' }).publicOrigin, 'http://10.0.0.5:4242')
+  t.throws(() => loadConfig({ UNLEASH_URL: 'flags.example.com' }), { message: 'UNLEASH_URL must be an http or https URL, got "flags.example.com"' })
+  t.same(loadConfig({ CSRF_ALLOWED_ORIGINS: 'https://admin.example.com, http://localhost:3000/' }).csrfAllowedOrigins, ['https://admin.example.com', 'http://localhost:3000'])
+  t.same(loadConfig({}).csrfAllowedOrigins, [])
+  for (const bad of ['admin.example.com', 'https://admin.example.com/ui', 'ftp://admin.example.com', 'https://user@admin.example.com']) {
+    t.throws(() => loadConfig({ CSRF_ALLOWED_ORIGINS: bad }), { message: `CSRF_ALLOWED_ORIGINS: "${bad}" is not an origin (scheme://host[:port], http or https, no path)` }, bad)
+  }
+})

@@ -13,7 +13,7 @@ const errorRef = { $ref: '#/components/schemas/Error' }
 const errorDescriptions: Record<number, string> = {
   400: 'The request is invalid: the body, a parameter or the query failed validation.',
   401: 'No credentials, or credentials that name no one.',
-  403: 'The credentials lack the permission needed, or are of the wrong kind for this route.',
+  403: 'The credentials lack the permission needed, or are of the wrong kind for this route; or a browser sent this write (with the session cookie, or a sign-in) from another origin.',
   404: 'What the path names does not exist.',
   413: 'The body is larger than the server accepts.',
   415: 'The body is not sent as application/json.',
@@ -79,6 +79,7 @@ const responsesOf = (route: Route): JsonObject => {
   const hasParams = pathParams(route.path).length > 0
   if (route.body || hasParams) errors.push(400)
   if (route.access !== 'public') errors.push(401, 403)
+  else if (route.method !== 'GET') errors.push(403)
   if (hasParams) errors.push(404)
   if (route.body) errors.push(413, 415)
   for (const status of errors) {

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto'
 import net from 'node:net'
 import type * as uWS from 'uWebSockets.js'
 import { DomainError, badData } from '../domain/errors.js'
-import { authenticate, authorize } from './auth.js'
+import { authenticate, authorize, secretFrom } from './auth.js'
+import { anyHostOrigin, crossOriginRefusal, type OriginPolicy } from './cross-origin.js'
 import { errorReply, statusLine, unexpectedErrorReply } from './errors.js'
 import type { LatencySlot, RequestMetrics } from './request-metrics.js'
 import { Router } from './router.js'
@@ -15,6 +16,8 @@ export interface HttpOptions {
   maxBodyBytes: number
   log?: (message: string, error?: unknown) => void
   metrics?: RequestMetrics
+  // Where browsers' writes without a token may come from (default: the origin the Host header names).
+  origins?: OriginPolicy
 }
 
 export interface HttpServer {
@@ -266,6 +269,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   let serving: { router: Router; corsPaths: Router; authenticator: Authenticator } | undefined
   const app = uws.App()
   const metrics = options.metrics
+  const origins = options.origins ?? anyHostOrigin
   const unmatched = metrics?.slotsFor(undefined)
 
   const send = (res: uWS.HttpResponse, state: RequestState, reply: Reply, extraHeaders: Record<string, string> | undefined, closeConnection = false) => {
@@ -367,7 +371,13 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       const route = match.route
       if (metrics) state.slots = metrics.slotsFor(route)
       cors = route.cors ? { 'access-control-allow-origin': originOf(req), 'access-control-expose-headers': 'ETag', vary: 'Origin' } : undefined
-      const principal = authenticate(route.access, req.getHeader('authorization') || undefined, () => req.getHeader('cookie') || undefined, authenticator, route.adminToo)
+      const authorization = req.getHeader('authorization') || undefined
+      const principal = authenticate(route.access, authorization, () => req.getHeader('cookie') || undefined, authenticator, route.adminToo)
+      // A write without a token is a session's or a sign-in's: a browser may have made it for another page.
+      if (method !== 'GET' && secretFrom(authorization) === undefined) {
+        const refusal = crossOriginRefusal(origins, req.getHeader('origin') || undefined, req.getHeader('sec-fetch-site') || undefined, req.getHeader('host') || undefined)
+        if (refusal) throw refusal
+      }
       // Unleash checks permissions before it looks at the body.
       if (route.permission) authorize(principal, route.permission, match.params.projectId, match.params.environment)
       const request = new HttpRequest(method, path, match.params, req, principal, rawQuery, res, state)

@@ -20,6 +20,7 @@ t.test('openApiDocument describes a route table', async (t) => {
     { method: 'GET', path: '/api/client/things', access: 'client', docs: { query: { tag: 'type:value' } }, handler: noop },
     { method: 'DELETE', path: '/api/admin/things/:id', access: 'admin', docs: { responses: { 204: null } }, handler: noop },
     { method: 'GET', path: '/health', access: 'public', handler: noop },
+    { method: 'POST', path: '/sign-in', access: 'public', handler: noop },
   ]
   const doc = openApiDocument(routes, '1.2.3') as unknown as OpenApiDocument & { info: { version: string } }
   t.equal(doc.openapi, '3.1.0')
@@ -40,6 +41,7 @@ t.test('openApiDocument describes a route table', async (t) => {
   const health = doc.paths['/health'].get
   t.same(health.security, [], 'public routes need no credentials')
   t.same(Object.keys(health.responses), ['200'])
+  t.same(Object.keys(doc.paths['/sign-in'].post.responses).sort(), ['200', '403'], 'a public write may be refused as cross-origin')
   const ids = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId))
   t.equal(new Set(ids).size, ids.length, 'operation ids are unique')
 })
