@@ -21,6 +21,8 @@ export interface Config {
   // (or from csrfAllowedOrigins). Without it, from the origin the request's Host header names.
   publicOrigin: string | undefined
   csrfAllowedOrigins: string[]
+  // Proxies in front whose X-Forwarded-For entries are believed (0: none; the socket's address is the client's).
+  trustProxy: number
   metricsFlushMs: number
   potentiallyStaleCheckMs: number
   defaultAdminUsername: string
@@ -168,6 +170,13 @@ const originList = (value: string | undefined, name: string): string[] =>
     return url.origin
   })
 
+const trustProxy = (value: string | undefined): number => {
+  if (value === undefined || value === '' || value === 'false') return 0
+  if (value === 'true') return 1
+  if (/^\d{1,2}$/.test(value)) return Number(value)
+  throw new Error(`TRUST_PROXY must be true, false or the number of proxies in front, got "${value.slice(0, 40)}"`)
+}
+
 const sizeUnits: Record<string, number> = { '': 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3, tb: 1024 ** 4 }
 
 // Bytes, or a number with KB, MB, GB or TB (powers of 1024).
@@ -218,6 +227,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     publicUrl: (env.UNLEASH_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
     publicOrigin: publicOrigin(env.UNLEASH_URL),
     csrfAllowedOrigins: originList(env.CSRF_ALLOWED_ORIGINS, 'CSRF_ALLOWED_ORIGINS'),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     metricsFlushMs: integer(env.METRICS_FLUSH_MS, 1000, 'METRICS_FLUSH_MS'),
     // How often flags past their type's lifetime are marked potentially stale.
     potentiallyStaleCheckMs: integer(env.POTENTIALLY_STALE_CHECK_MS, 60_000, 'POTENTIALLY_STALE_CHECK_MS') || 60_000,

@@ -130,6 +130,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
       port: config.port,
       maxBodyBytes: config.maxBodyBytes,
       origins: { publicOrigin: config.publicOrigin, allowed: new Set(config.csrfAllowedOrigins) },
+      trustProxy: config.trustProxy,
       metrics: requests,
       log: (message, error) => logger.error(message, error),
     })

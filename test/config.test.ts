@@ -65,3 +65,14 @@ t.test("UNLEASH_URL's origin is the public origin; CSRF_ALLOWED_ORIGINS are orig
     t.throws(() => loadConfig({ CSRF_ALLOWED_ORIGINS: bad }), { message: `CSRF_ALLOWED_ORIGINS: "${bad}" is not an origin (scheme://host[:port], http or https, no path)` }, bad)
   }
 })
+
+t.test('TRUST_PROXY says how many proxies in front add to X-Forwarded-For', async (t) => {
+  t.equal(loadConfig({}).trustProxy, 0, 'none by default: the socket address is the client')
+  t.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, 0)
+  t.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, 1)
+  t.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1)
+  t.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2)
+  for (const bad of ['yes', '-1', '10.0.0.0/8', '1.5']) {
+    t.throws(() => loadConfig({ TRUST_PROXY: bad }), { message: `TRUST_PROXY must be true, false or the number of proxies in front, got "${bad}"` }, bad)
+  }
+})

@@ -3,6 +3,7 @@ import net from 'node:net'
 import type * as uWS from 'uWebSockets.js'
 import { DomainError, badData } from '../domain/errors.js'
 import { authenticate, authorize, secretFrom } from './auth.js'
+import { forwardedClient } from './client-address.js'
 import { anyHostOrigin, crossOriginRefusal, type OriginPolicy } from './cross-origin.js'
 import { errorReply, statusLine, unexpectedErrorReply } from './errors.js'
 import type { LatencySlot, RequestMetrics } from './request-metrics.js'
@@ -18,6 +19,8 @@ export interface HttpOptions {
   metrics?: RequestMetrics
   // Where browsers' writes without a token may come from (default: the origin the Host header names).
   origins?: OriginPolicy
+  // Proxies in front whose X-Forwarded-For entries name the client (default 0: the socket's address does).
+  trustProxy?: number
 }
 
 export interface HttpServer {
@@ -128,8 +131,11 @@ class NoQuery extends URLSearchParams {
 const noQuery = new NoQuery()
 
 let collectInto: Record<string, string> = {}
+// A header sent on several lines is one list, its lines joined in order (RFC 9110, 5.3): a proxy may add
+// an X-Forwarded-For line of its own after the client's. Cookie lines join as one cookie string.
 const collectHeader = (name: string, value: string) => {
-  collectInto[name] = value
+  const before = collectInto[name]
+  collectInto[name] = before === undefined ? value : `${before}${name === 'cookie' ? '; ' : ', '}${value}`
 }
 
 interface RequestState {
@@ -152,6 +158,7 @@ class HttpRequest implements Request {
   body: unknown = undefined
   #query: URLSearchParams | undefined
   #remoteAddress: string | undefined
+  #clientAddress: string | undefined
   #headers: Record<string, string> | undefined
 
   constructor(
@@ -163,6 +170,7 @@ class HttpRequest implements Request {
     private readonly rawQuery: string,
     private readonly res: uWS.HttpResponse,
     private readonly state: RequestState,
+    private readonly trustedProxies: number,
   ) {}
 
   // uWS answers '' for a missing header, an empty one and one that is not UTF-8 alike; only copying
@@ -210,6 +218,15 @@ class HttpRequest implements Request {
   // An aborted response may no longer be read; nothing is sent to its caller anyway.
   get remoteAddress(): string {
     return (this.#remoteAddress ??= this.state.aborted ? '' : Buffer.from(this.res.getRemoteAddressAsText()).toString())
+  }
+
+  get clientAddress(): string {
+    if (this.trustedProxies === 0) return this.remoteAddress
+    if (this.#clientAddress === undefined) {
+      this.keepHeaders()
+      this.#clientAddress = forwardedClient(this.remoteAddress, this.#headers!['x-forwarded-for'], this.trustedProxies)
+    }
+    return this.#clientAddress
   }
 
   authorize(permission: string | string[], project?: string, environment?: string): void {
@@ -270,6 +287,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   const app = uws.App()
   const metrics = options.metrics
   const origins = options.origins ?? anyHostOrigin
+  const trustedProxies = options.trustProxy ?? 0
   const unmatched = metrics?.slotsFor(undefined)
 
   const send = (res: uWS.HttpResponse, state: RequestState, reply: Reply, extraHeaders: Record<string, string> | undefined, closeConnection = false) => {
@@ -380,7 +398,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       }
       // Unleash checks permissions before it looks at the body.
       if (route.permission) authorize(principal, route.permission, match.params.projectId, match.params.environment)
-      const request = new HttpRequest(method, path, match.params, req, principal, rawQuery, res, state)
+      const request = new HttpRequest(method, path, match.params, req, principal, rawQuery, res, state, trustedProxies)
       if (!route.body) {
         // Most reads answer synchronously, inside this uWS callback, with no promise in between.
         const reply = route.handler(request)

@@ -24,7 +24,10 @@ export interface Request {
   // Whether the request carries the header at all, even empty or unreadable: slower than header().
   hasHeader(name: string): boolean
   body: unknown
+  // The socket's peer address.
   remoteAddress: string
+  // The client's address: remoteAddress, or behind TRUST_PROXY the one the trusted proxy saw (client-address.ts).
+  clientAddress: string
   principal: Principal | undefined
   // For checks a route cannot declare (the flag's project known only to the handler): throws 403.
   authorize: (permission: string | string[], project?: string, environment?: string) => void

@@ -1,3 +1,4 @@
+import net from 'node:net'
 import t from 'tap'
 import { startHttpServer } from '../../src/http/server.js'
 import type { Principal, Request, Route } from '../../src/http/types.js'
@@ -71,4 +72,45 @@ t.test("a reply's release() is called once its body is handed to the connection,
     t.equal(body.indexOf('b'), -1, `${method}: none of them written after release()`)
   }
   t.same(releases, ['GET', 'POST'], 'once per reply')
+})
+
+// Raw, so that a header can be sent on two lines as a proxy that adds its own line does.
+const rawRequest = (port: number, head: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.end(head))
+    let text = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => (text += chunk))
+    socket.on('end', () => resolve(text.slice(text.indexOf('\r\n\r\n') + 4)))
+    socket.on('error', reject)
+  })
+
+t.test('behind trusted proxies the client address is the one the outermost of them saw', async (t) => {
+  const nobody = (): Principal | undefined => undefined
+  const start = async (trustProxy: number | undefined) => {
+    const server = await startHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1000, trustProxy })
+    t.teardown(() => server.close())
+    const client = (method: 'GET' | 'POST'): Route => ({
+      method,
+      path: '/client',
+      access: 'public',
+      body: method === 'POST',
+      handler: (req) => ({ status: 200, body: req.clientAddress }),
+    })
+    server.serve([client('GET'), client('POST')], { byToken: nobody, bySession: nobody })
+    return server.port
+  }
+  const ask = (port: number, method: string, forwarded: string[]) =>
+    rawRequest(port, `${method} /client HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${forwarded.map((v) => `X-Forwarded-For: ${v}\r\n`).join('')}${method === 'POST' ? 'Content-Length: 0\r\n' : ''}\r\n`)
+  const untrusting = await start(undefined)
+  t.equal(await ask(untrusting, 'GET', ['203.0.113.9']), '127.0.0.1', 'not trusted: the socket')
+  const one = await start(1)
+  for (const method of ['GET', 'POST']) {
+    t.equal(await ask(one, method, ['203.0.113.9']), '203.0.113.9', `${method}: the proxy's entry`)
+    t.equal(await ask(one, method, ['6.6.6.6, 203.0.113.9']), '203.0.113.9', `${method}: not what the client wrote before it`)
+    t.equal(await ask(one, method, ['6.6.6.6', '203.0.113.9']), '203.0.113.9', `${method}: the proxy's own line counts, not the client's first one`)
+    t.equal(await ask(one, method, []), '127.0.0.1', `${method}: no header, the socket`)
+  }
+  const two = await start(2)
+  t.equal(await ask(two, 'GET', ['6.6.6.6, 203.0.113.9, 10.0.0.2']), '203.0.113.9', 'two proxies: the second entry from the right')
 })

@@ -17,6 +17,7 @@ const request = (params: Record<string, string>, headers: Record<string, string>
   hasHeader: (name) => name in headers,
   body: undefined,
   remoteAddress: '127.0.0.1',
+  clientAddress: '127.0.0.1',
   principal: undefined,
   authorize: () => {},
 })
