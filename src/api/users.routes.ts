@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { DomainError, badData, notFound } from '../domain/errors.js'
+import { DomainError, badData, notFound, rateLimited } from '../domain/errors.js'
 import { sessionCookie, cookieValue } from '../http/auth.js'
 import type { Request, Route } from '../http/types.js'
 import { permissionList } from '../read/permissions.js'
@@ -21,9 +21,7 @@ const cookieAttributes = (deps: ApiDeps, req: Request): string => {
 }
 
 export const userRoutes = (deps: ApiDeps): Route[] => {
-  // One account guessed at, or many accounts tried from one address (a spray), is slowed down.
-  const perAccount = new LoginThrottle(deps.config.loginMaxFailuresPerMinute)
-  const perAddress = new LoginThrottle(deps.config.loginMaxFailuresPerMinute * 10)
+  const throttle = new LoginThrottle({ perAccount: deps.config.loginMaxFailuresPerMinute, perAddress: deps.config.loginMaxFailuresPerMinute * 10 })
   const people = () => deps.registry.committedInstance.people
   const findUser = (id: number) => {
     const user = people().users.get(id)
@@ -168,18 +166,18 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       handler: async (req) => {
         const { username, password } = parse(loginSchema, req.body)
         const needle = username.toLowerCase()
-        const retryAfter = Math.max(perAccount.retryAfterSeconds(needle), perAddress.retryAfterSeconds(req.remoteAddress))
-        if (retryAfter > 0) {
-          throw new DomainError('RateLimitError', `Too many failed logins: try again in ${retryAfter} seconds.`, undefined, { retryAfter })
-        }
         const user = activeUsers().find((u) => u.username?.toLowerCase() === needle || u.email?.toLowerCase() === needle)
+        // One count per account, named by username or email; a name that is no one's counts for itself.
+        const account = user ? `user:${user.id}` : `name:${needle}`
+        const address = req.clientAddress
+        const retryAfter = throttle.attempt(account, address)
+        if (retryAfter > 0) throw rateLimited(`Too many failed logins: try again in ${retryAfter} seconds.`, retryAfter)
         const valid = await verifyPassword(password, user?.passwordHash ?? null)
         if (!user || !valid) {
-          perAccount.failed(needle)
-          perAddress.failed(req.remoteAddress)
           if (user) await deps.activity.failedLogin(user.id)
           throw new DomainError('PasswordMismatch', 'Wrong password, try again.')
         }
+        throttle.succeeded(account, address)
         await deps.activity.loggedIn(user.id, deps.clock().toISOString())
         const sessionId = await deps.sessions.create(user.id)
         return {

@@ -49,6 +49,9 @@ export const notFound = (message = 'The requested resource could not be found') 
 export const nameExists = (message: string) => new DomainError('NameExistsError', message)
 export const invalidOperation = (message: string) => new DomainError('InvalidOperationError', message)
 export const forbidden = (message: string) => new DomainError('ForbiddenError', message)
+// The answer carries Retry-After as well as retryAfter in its body.
+export const rateLimited = (message: string, retryAfterSeconds: number) =>
+  new DomainError('RateLimitError', message, undefined, { retryAfter: retryAfterSeconds })
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: DomainError }
 export const ok = <T>(value: T): Result<T> => ({ ok: true, value })

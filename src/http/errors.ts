@@ -33,16 +33,20 @@ const statusByName: Record<ErrorName, number> = {
 
 export const statusOf = (error: DomainError): number => statusByName[error.kind]
 
-export const errorReply = (error: DomainError): Reply => ({
-  status: statusOf(error),
-  body: {
-    id: randomUUID(),
-    name: error.kind,
-    message: error.message,
-    ...(error.details ? { details: error.details } : {}),
-    ...error.extra,
-  },
-})
+export const errorReply = (error: DomainError): Reply => {
+  const retryAfter = error.kind === 'RateLimitError' ? error.extra?.retryAfter : undefined
+  return {
+    status: statusOf(error),
+    body: {
+      id: randomUUID(),
+      name: error.kind,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+      ...error.extra,
+    },
+    ...(typeof retryAfter === 'number' ? { headers: { 'retry-after': String(retryAfter) } } : {}),
+  }
+}
 
 // Anything that is not a DomainError is our bug: the client learns only that.
 export const unexpectedErrorReply = (): Reply =>
