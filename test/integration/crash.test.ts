@@ -35,7 +35,10 @@ const observe = async (server: ServerRef, sdkToken: string) => {
   const projectEvents = (await listEvents(server, P)).body
   const events = (await listEvents(server)).body
   const client = (await getClientFeatures(server, sdkToken)).body
-  const tokens = (await api(server, 'GET', '/api/admin/api-tokens')).body.tokens.sort((a: any, b: any) => a.secret.localeCompare(b.secret))
+  // seenAt is when a token was last used (these very requests), not stored state: left out.
+  const tokens = (await api(server, 'GET', '/api/admin/api-tokens')).body.tokens
+    .map(({ seenAt: _seenAt, ...token }: { seenAt: string | null; secret: string }) => token)
+    .sort((a: { secret: string }, b: { secret: string }) => a.secret.localeCompare(b.secret))
   return { projects, features, projectEvents, events, client: { ...client, meta: undefined }, tokens }
 }
 
