@@ -8,6 +8,7 @@ import type { Context } from 'unleash-client'
 import { startOfflineSdk } from '../test/helpers/offline-sdk.js'
 import { Evaluator } from '../src/eval/evaluator.js'
 import type { EvalConstraint, EvalContext, EvalFeature, EvalSegment, EvalStrategy, EvalVariant } from '../src/eval/types.js'
+import { mulberry32 } from './lib/seeded-random.js'
 
 const FLAGS = Number(process.env.BENCH_FLAGS || 1000)
 if (!Number.isSafeInteger(FLAGS) || FLAGS < 100 || FLAGS % 100 !== 0) throw new Error('BENCH_FLAGS must be a multiple of 100')
@@ -16,12 +17,6 @@ const FLAGS_PER_BATCH = 100
 const BATCHES = 10_000
 const WARMUP_BATCHES = 2_000
 
-const mulberry32 = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-  return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-}
 const rand = mulberry32(20240601)
 const int = (n: number): number => Math.floor(rand() * n)
 const pick = <T>(items: readonly T[]): T => items[int(items.length)]

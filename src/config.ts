@@ -1,6 +1,7 @@
 import { defaultLimits, type ResourceLimits } from './domain/limits.js'
 import net from 'node:net'
 import path from 'node:path'
+import { httpUrl } from './http/cross-origin.js'
 import { isLogLevel, type LogLevel } from './logger.js'
 
 export interface Config {
@@ -144,15 +145,6 @@ const addressList = (value: string | undefined, name: string): string[] => {
   return entries
 }
 
-// An http(s) URL; its origin is what a browser writes in Origin (scheme://host[:port], default port left out).
-const httpUrl = (value: string): URL | undefined => {
-  try {
-    const url = new URL(value)
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined
-  } catch {
-    return undefined
-  }
-}
 
 const publicOrigin = (value: string | undefined): string | undefined => {
   if (value === undefined || value === '') return undefined

@@ -13,7 +13,9 @@ export interface OriginPolicy {
 
 export const anyHostOrigin: OriginPolicy = { publicOrigin: undefined, allowed: new Set() }
 
-const parsedOrigin = (value: string): URL | undefined => {
+// An http(s) URL; its origin is what a browser writes in Origin (scheme://host[:port], default port
+// left out). Also how the configuration reads UNLEASH_URL and CSRF_ALLOWED_ORIGINS.
+export const httpUrl = (value: string): URL | undefined => {
   try {
     const url = new URL(value)
     return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined
@@ -34,7 +36,7 @@ export const crossOriginRefusal = (
   host: string | undefined,
 ): DomainError | undefined => {
   if (origin !== undefined) {
-    const url = parsedOrigin(origin)
+    const url = httpUrl(origin)
     // Another origin, trusted by name: the browser rightly calls it same-site or cross-site.
     if (url !== undefined && policy.allowed.has(url.origin)) return undefined
     const own =

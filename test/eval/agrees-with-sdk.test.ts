@@ -3,6 +3,7 @@ import t from 'tap'
 import type { Context } from 'unleash-client'
 import { startOfflineSdk } from '../helpers/offline-sdk.js'
 import { Evaluator } from '../../src/eval/evaluator.js'
+import { mulberry32 } from '../../bench/lib/seeded-random.js'
 import type {
   EvalConstraint,
   EvalContext,
@@ -24,12 +25,6 @@ const CONTEXTS = 1200
 // The SDK reads the hostname once, when its strategies module loads.
 const HOSTNAME = (process.env.HOSTNAME || os.hostname() || 'undefined').toLowerCase()
 
-const mulberry32 = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-  return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-}
 const rand = mulberry32(0x5eed)
 const int = (n: number): number => Math.floor(rand() * n)
 const pick = <T>(items: readonly T[]): T => items[int(items.length)]

@@ -5,6 +5,7 @@ import { type Constraint, Strategy } from 'unleash-client/lib/strategy/strategy.
 import { Evaluator } from '../../src/eval/evaluator.js'
 import { compileConstraint } from '../../src/eval/operators.js'
 import type { EvalConstraint, EvalContext } from '../../src/eval/types.js'
+import { mulberry32 } from '../../bench/lib/seeded-random.js'
 
 // The SDK's own operator code, with the SDK's default context around it.
 const sdkProbe = new Strategy('probe', true)
@@ -155,13 +156,6 @@ runTable('unknown operators', [
   ['are false', { operator: 'NOT_AN_OPERATOR', values: ['a'] }, { userId: 'a' }, false],
   ['stay false when inverted', { operator: 'NOT_AN_OPERATOR', values: ['a'], inverted: true }, { userId: 'a' }, false],
 ])
-
-const mulberry32 = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-  return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-}
 
 // IPv4 contexts take a fast path that must answer exactly as ip-address does.
 t.test('IPv4 matching agrees with unleash-client on random addresses and networks', async (t) => {

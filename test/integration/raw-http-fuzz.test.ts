@@ -6,19 +6,14 @@ import net from 'node:net'
 import t from 'tap'
 import { uwsBuild } from '../../src/http/uws.js'
 import { startTestServer } from '../helpers/server.js'
+import { mulberry32 } from '../../bench/lib/seeded-random.js'
 
 const legacy = uwsBuild().version.startsWith('20.30')
 const server = await startTestServer(t)
 const count = Number(process.env.RAW_FUZZ_REQUESTS ?? 10_000)
 
-// mulberry32: the same requests on every run.
-const seeded = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-  return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-}
-const random = seeded(20261126)
+// The same requests on every run.
+const random = mulberry32(20261126)
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]
 
 // What a kind of request may get besides an answer below 500.

@@ -42,6 +42,22 @@ const converged = async (t: Test, writer: TestServer, replicas: TestServer[], to
   return committedId
 }
 
+// NATS, a writer with the project P (and what `seed` adds) and a client token, and one replica serving;
+// undefined when there is no nats-server (the test then says so and passes).
+const writerWithReplica = async (t: Test, seed: (writer: TestServer) => Promise<void> = async () => undefined) => {
+  const binary = requireNatsServer(t)
+  if (!binary) return undefined
+  const nats = await startNatsServer(t, binary)
+  const adminToken = randomAdminToken()
+  const writer = await startTestServer(t, { mode: 'child', adminToken, env: { NATS_URL: nats.url } })
+  expectOk(await createProject(writer, { id: P, name: 'Replicated' }), 'project')
+  await seed(writer)
+  const token = await clientToken(writer, [P])
+  const replica = await startReplica(t, nats, makeDataDir(t), adminToken)
+  await untilServing(replica)
+  return { nats, writer, token, replica }
+}
+
 t.test('two replicas follow a writer through 1,000 writes, a replica restart and a NATS restart', async (t) => {
   const binary = requireNatsServer(t)
   if (!binary) return
@@ -92,16 +108,9 @@ t.test('two replicas follow a writer through 1,000 writes, a replica restart and
 })
 
 t.test('a replica refuses admin requests naming the writer, and a streaming SDK on it sees toggles made on the writer', async (t) => {
-  const binary = requireNatsServer(t)
-  if (!binary) return
-  const nats = await startNatsServer(t, binary)
-  const adminToken = randomAdminToken()
-  const writer = await startTestServer(t, { mode: 'child', adminToken, env: { NATS_URL: nats.url } })
-  expectOk(await createProject(writer, { id: P, name: 'Replicated' }), 'project')
-  expectOk(await createFeature(writer, P, 'streamed'), 'flag')
-  const token = await clientToken(writer, [P])
-  const replica = await startReplica(t, nats, makeDataDir(t), adminToken)
-  await untilServing(replica)
+  const setUp = await writerWithReplica(t, async (writer) => void expectOk(await createFeature(writer, P, 'streamed'), 'flag'))
+  if (!setUp) return
+  const { writer, token, replica } = setUp
 
   const refused = await createProject(replica, { id: 'other', name: 'Other' })
   t.equal(refused.status, 403)
@@ -149,15 +158,9 @@ t.test('a replica answers 503 until it has the writer\'s snapshot, then /ready s
 })
 
 t.test('cut off from NATS, a replica keeps serving and says it is degraded, its lag unknown', async (t) => {
-  const binary = requireNatsServer(t)
-  if (!binary) return
-  const nats = await startNatsServer(t, binary)
-  const adminToken = randomAdminToken()
-  const writer = await startTestServer(t, { mode: 'child', adminToken, env: { NATS_URL: nats.url } })
-  expectOk(await createProject(writer, { id: P, name: 'Replicated' }), 'project')
-  const token = await clientToken(writer, [P])
-  const replica = await startReplica(t, nats, makeDataDir(t), adminToken)
-  await untilServing(replica)
+  const setUp = await writerWithReplica(t)
+  if (!setUp) return
+  const { nats, writer, token, replica } = setUp
   await converged(t, writer, [replica], token)
   t.equal((await health(replica)).degraded, undefined, 'connected: not degraded')
 
