@@ -92,6 +92,11 @@ in_root() {
   chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 CI="${CI:-}" "${ca_env[@]}" "$@"
 }
 
+# What the tests call besides Node: curl (the README's quick start), from Debian's archive, once.
+if [ ! -x "$root/usr/bin/curl" ]; then
+  in_root bash -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends curl >/dev/null' \
+    || { echo "!!! could not install curl in the Debian 13 root" >&2; exit 1; }
+fi
 echo "Debian 13 root: Node $(in_root node --version), glibc $(in_root ldd --version | head -n 1 | grep -oE '[0-9.]+$')"
 install_log=$(mktemp)
 in_root bash -c 'cd /work/flagwright && npm ci --no-audit --no-fund' 2>&1 | tee "$install_log"
