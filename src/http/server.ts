@@ -11,11 +11,13 @@ import { Router } from './router.js'
 import type { Authenticator, Method, OpenStream, Principal, Reply, Request, Route } from './types.js'
 import { uwsBuild, type UwsBuild } from './uws.js'
 
+type Log = (message: string, error?: unknown) => void
+
 export interface HttpOptions {
   host: string
   port: number
   maxBodyBytes: number
-  log?: (message: string, error?: unknown) => void
+  log?: Log
   metrics?: RequestMetrics
   // Where browsers' writes without a token may come from (default: the origin the Host header names).
   origins?: OriginPolicy
@@ -234,26 +236,48 @@ class HttpRequest implements Request {
   }
 }
 
-// The head goes out at once; writes from outside a uWS callback must be corked.
-const openStream = (res: uWS.HttpResponse, state: RequestState, reply: Reply, extraHeaders: Record<string, string> | undefined) => {
+// Corked around nothing: uncorking sends what uWS holds for the socket and adds nothing to it.
+const nothing = () => {}
+
+// The head goes out at once; writes from outside a uWS callback must be corked. What the socket does not
+// take, uWS keeps in memory and reports as a false write(); once onWritable is registered it no longer
+// sends that by itself when the socket drains, only when the response is written to again, so the
+// handler writes the drain probe, or corks nothing.
+// The handler must return a boolean and must not throw: uWS.js exits the process otherwise.
+const openStream = (res: uWS.HttpResponse, state: RequestState, reply: Reply, extraHeaders: Record<string, string> | undefined, log: Log) => {
   const listeners: (() => void)[] = []
+  const drainListeners: (() => void)[] = []
   let closed = false
+  // Bytes written since the last write the socket took whole.
+  let held = 0
+  const probe = reply.drainProbe
   const finish = () => {
     if (closed) return
     closed = true
     for (const listener of listeners) listener()
   }
   state.onAbort = finish
+  const write = (chunk: string | Buffer): boolean => {
+    if (closed || state.aborted) return false
+    let taken = false
+    res.cork(() => {
+      taken = res.write(chunk)
+    })
+    held = taken ? 0 : held + (typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length)
+    return taken
+  }
   const stream: OpenStream = {
-    write: (chunk) => {
-      if (closed || state.aborted) return
-      res.cork(() => {
-        res.write(chunk)
-      })
+    write,
+    get buffered() {
+      return held
     },
+    onDrain: (listener) => void drainListeners.push(listener),
     close: () => {
       if (closed) return
-      if (!state.aborted) res.cork(() => res.end())
+      if (!state.aborted) {
+        if (held > 0) res.close()
+        else res.cork(() => res.end())
+      }
       finish()
     },
     get closed() {
@@ -264,6 +288,24 @@ const openStream = (res: uWS.HttpResponse, state: RequestState, reply: Reply, ex
       else listeners.push(listener)
     },
   }
+  res.onWritable(() => {
+    if (closed || state.aborted) return true
+    if (held === 0 || probe === undefined) {
+      res.cork(nothing)
+      return true
+    }
+    if (!write(probe)) return true
+    for (const listener of drainListeners) {
+      if (stream.closed || held > 0) break
+      try {
+        listener()
+      } catch (error) {
+        log('a stream failed to catch up after it drained; closing it', error)
+        stream.close()
+      }
+    }
+    return true
+  })
   res.cork(() => {
     res.writeStatus(statusLine(reply.status))
     const headers = { ...extraHeaders, ...reply.headers }
@@ -282,7 +324,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     return Promise.reject(error instanceof Error ? error : new Error(String(error)))
   }
   const uws = build.uws
-  const log = options.log ?? ((message: string, error?: unknown) => console.error(message, error ?? ''))
+  const log: Log = options.log ?? ((message, error) => console.error(message, error ?? ''))
   let serving: { router: Router; corsPaths: Router; authenticator: Authenticator } | undefined
   const app = uws.App()
   const metrics = options.metrics
@@ -295,7 +337,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       reply.release?.()
       return
     }
-    if (reply.stream) return openStream(res, state, reply, extraHeaders)
+    if (reply.stream) return openStream(res, state, reply, extraHeaders, log)
     const body = reply.body
     const serialised = body !== undefined && !Buffer.isBuffer(body) && typeof body !== 'string'
     const payload = body === undefined ? '' : serialised ? JSON.stringify(body) : (body as Buffer | string)

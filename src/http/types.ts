@@ -40,6 +40,10 @@ export interface Reply {
   headers?: Record<string, string>
   // A response that stays open (server-sent events): called once the status and headers are written.
   stream?: (stream: OpenStream) => void
+  // With stream: a chunk its client ignores (an SSE comment). Once a slow client can take more, uWS sends
+  // what it holds for it only when the response is written to again: this is written then, to learn
+  // whether all of it has gone (OpenStream.onDrain). Without one, the next write() tells.
+  drainProbe?: Buffer
   // Called once the body has been handed to the connection (or the client has gone): a body lent from
   // a buffer its route reuses may be written over after this.
   release?: () => void
@@ -47,7 +51,16 @@ export interface Reply {
 
 // One open response. Writes after the client left (or after close) are dropped.
 export interface OpenStream {
-  write(chunk: string | Buffer): void
+  // False when the connection did not take the chunk whole, or had not yet sent what it held from before:
+  // uWS keeps the rest in memory until the client reads it, and the stream is behind until onDrain.
+  write(chunk: string | Buffer): boolean
+  // While the stream is behind, the bytes written since the last write the connection took whole (what
+  // uWS holds, give or take the last small write before it); 0 otherwise.
+  readonly buffered: number
+  // Called each time a stream that was behind has sent all it held.
+  onDrain(listener: () => void): void
+  // Ends the response. A stream that is behind is cut off instead, with what uWS holds for it: its client
+  // would have to read all of that before it saw the end.
   close(): void
   readonly closed: boolean
   // Called once, when the client leaves or close() is called.

@@ -1,7 +1,7 @@
 import net from 'node:net'
 import t from 'tap'
 import { startHttpServer } from '../../src/http/server.js'
-import type { Principal, Request, Route } from '../../src/http/types.js'
+import type { OpenStream, Principal, Request, Route } from '../../src/http/types.js'
 
 // What each request costs the HTTP layer before a route runs: no closures of its own, no query parsing
 // for a request without a query string, the remote address only when asked for.
@@ -113,4 +113,75 @@ t.test('behind trusted proxies the client address is the one the outermost of th
   }
   const two = await start(2)
   t.equal(await ask(two, 'GET', ['6.6.6.6, 203.0.113.9, 10.0.0.2']), '203.0.113.9', 'two proxies: the second entry from the right')
+})
+
+// Issue 23: what a slow client leaves in uWS is visible to the stream's owner, who can stop writing, learn
+// when it has gone, or cut the client off.
+t.test('a stream whose client stops reading says so, counts what is held, learns when it drained, and is cut off by close()', async (t) => {
+  const opened: OpenStream[] = []
+  let onOpen = () => {}
+  const server = await startHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1000 })
+  t.teardown(() => server.close())
+  const nobody = (): Principal | undefined => undefined
+  const probe = Buffer.from(': probe\n\n')
+  server.serve(
+    [{
+      method: 'GET',
+      path: '/stream',
+      access: 'public',
+      handler: () => ({ status: 200, headers: { 'content-type': 'text/event-stream' }, drainProbe: probe, stream: (s) => (opened.push(s), onOpen()) }),
+    }],
+    { byToken: nobody, bySession: nobody },
+  )
+  const connect = async () => {
+    const socket = net.connect({ host: '127.0.0.1', port: server.port })
+    socket.pause()
+    const received: Buffer[] = []
+    socket.on('data', (chunk: Buffer) => void received.push(chunk))
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+    t.teardown(() => socket.destroy())
+    const open = new Promise<void>((resolve) => (onOpen = resolve))
+    socket.write('GET /stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+    await open
+    return { socket, stream: opened.at(-1)!, received, closed }
+  }
+  const chunk = Buffer.alloc(256 * 1024, '~')
+  // The kernel takes a few MB of a client that does not read before uWS has to hold anything.
+  const fillUntilHeld = (stream: OpenStream): number => {
+    for (let i = 1; i <= 400; i++) if (!stream.write(chunk)) return i
+    return 0
+  }
+
+  const first = await connect()
+  t.equal(first.stream.buffered, 0, 'nothing held while the client keeps up')
+  const writes = fillUntilHeld(first.stream)
+  t.ok(writes > 0, `write() said false after ${writes} writes of 256 KB`)
+  t.equal(first.stream.buffered, chunk.length, 'what uWS holds: the write the socket did not take whole')
+  t.equal(first.stream.write(chunk), false, 'a write while behind is not taken either')
+  t.equal(first.stream.buffered, 2 * chunk.length, 'and counts')
+  const drained = new Promise<void>((resolve) => first.stream.onDrain(resolve))
+  first.socket.resume()
+  await drained
+  t.equal(first.stream.buffered, 0, 'drained once the client read')
+  t.equal(first.stream.write('data: after\n\n'), true, 'written whole again')
+  const sent = (writes + 1) * chunk.length
+  await new Promise<void>((resolve) => {
+    const check = () => (Buffer.concat(first.received).includes('data: after') ? resolve() : first.socket.once('data', check))
+    check()
+  })
+  const text = Buffer.concat(first.received).toString('latin1')
+  t.equal(text.split('~').length - 1, sent, 'every byte written reached the client, in order')
+  t.ok(text.includes(': probe'), 'with the probe that learned it had drained')
+
+  const second = await connect()
+  let closedSeen = false
+  second.stream.onClose(() => (closedSeen = true))
+  t.ok(fillUntilHeld(second.stream) > 0, 'behind again')
+  second.stream.close()
+  t.equal(closedSeen, true, 'close() tells the owner at once')
+  t.equal(second.stream.write('data: late\n\n'), false, 'writes after close are dropped')
+  second.socket.resume()
+  await second.closed
+  const end = Buffer.concat(second.received).toString('latin1').slice(-7)
+  t.not(end, '\r\n0\r\n\r\n', 'cut off without the end of the response, which would have waited behind what was held')
 })

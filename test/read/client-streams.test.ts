@@ -16,7 +16,12 @@ const fakeStream = () => {
   let closed = false
   const listeners: (() => void)[] = []
   const stream: OpenStream = {
-    write: (chunk) => void written.push(String(chunk)),
+    write: (chunk) => {
+      written.push(String(chunk))
+      return true
+    },
+    buffered: 0,
+    onDrain: () => {},
     close: () => {
       closed = true
       for (const l of listeners) l()
