@@ -40,6 +40,8 @@ export interface Config {
   // Push to SDKs (/api/client/streaming) and the delta API (/api/client/delta).
   streamingMaxConnections: number
   streamingHeartbeatMs: number
+  // A stream left holding more than this for a client that reads too slowly is ended.
+  streamingMaxBufferedBytes: number
   // Answer /api/client/features with fetch-mode: streaming while there is room for more streams.
   streamingInvitePollers: boolean
   deltaEventsKept: number
@@ -233,6 +235,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     secureCookies: secureCookies(env.SECURE_COOKIES),
     streamingMaxConnections: integer(env.STREAMING_MAX_CONNECTIONS, 20_000, 'STREAMING_MAX_CONNECTIONS'),
     streamingHeartbeatMs: integer(env.STREAMING_HEARTBEAT_MS, 15_000, 'STREAMING_HEARTBEAT_MS') || 15_000,
+    streamingMaxBufferedBytes: integer(env.STREAMING_MAX_BUFFERED_BYTES, 1024 * 1024, 'STREAMING_MAX_BUFFERED_BYTES'),
     streamingInvitePollers: env.STREAMING_INVITE_POLLERS === '1',
     deltaEventsKept: integer(env.DELTA_EVENTS_KEPT, 1000, 'DELTA_EVENTS_KEPT'),
     metricsToken: env.METRICS_TOKEN || undefined,

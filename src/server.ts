@@ -183,6 +183,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     maxConnections: config.streamingMaxConnections,
     heartbeatMs: config.streamingHeartbeatMs,
     tokenCheckMs: 1000,
+    maxBufferedBytes: config.streamingMaxBufferedBytes,
     byToken: auth.byToken,
   })
   dispatcher.onCommitted((records) => {
@@ -220,7 +221,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
         requests,
         snapshot,
         replication,
-        streamingClients: () => clientStreams.size,
+        streams: clientStreams,
         featureCount: () => {
           let count = 0
           for (const project of registry.committedProjects.values()) count += project.features.size

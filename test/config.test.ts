@@ -76,3 +76,9 @@ t.test('TRUST_PROXY says how many proxies in front add to X-Forwarded-For', asyn
     t.throws(() => loadConfig({ TRUST_PROXY: bad }), { message: `TRUST_PROXY must be true, false or the number of proxies in front, got "${bad}"` }, bad)
   }
 })
+
+t.test('STREAMING_MAX_BUFFERED_BYTES is 1 MiB unless given, in bytes', async (t) => {
+  t.equal(loadConfig({}).streamingMaxBufferedBytes, 1048576)
+  t.equal(loadConfig({ STREAMING_MAX_BUFFERED_BYTES: '65536' }).streamingMaxBufferedBytes, 65536)
+  t.throws(() => loadConfig({ STREAMING_MAX_BUFFERED_BYTES: '1MB' }), /STREAMING_MAX_BUFFERED_BYTES must be a non-negative integer/)
+})

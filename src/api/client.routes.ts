@@ -4,6 +4,7 @@ import type { Principal, Request, Route } from '../http/types.js'
 import type { ClientPayload, ClientQuery } from '../read/client-features.js'
 import { secretFrom, wrongTokenType } from '../http/auth.js'
 import type { Delta } from '../read/client-deltas.js'
+import { keepAlive } from '../read/client-streams.js'
 import { clientBulkMetricsSchema, clientMetricsSchema, clientRegisterSchema, type ClientRegister } from '../schemas/client.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
@@ -263,6 +264,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
         status: 200,
         headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
         stream: (stream) => deps.clientStreams.open(stream, { query, secret, principal, lastEventId, rescope }),
+        drainProbe: keepAlive,
       }
     },
   },

@@ -20,7 +20,8 @@ export interface OpsSources {
   requests: RequestMetrics
   snapshot: () => SnapshotAge
   replication: Replication
-  streamingClients: () => number
+  // The SDK streams (read/client-streams.ts).
+  streams: { readonly size: number; readonly droppedSlow: number; bufferedBytes(): number }
   featureCount: () => number
 }
 
@@ -141,7 +142,17 @@ const buildRegistry = (deps: ApiDeps, ops: OpsSources): Registry => {
     },
   })
   replicationGauges(registry, ops.replication)
-  gauge(registry, 'flagwright_streaming_clients', 'SDK connections open on /api/client/streaming', ops.streamingClients)
+  gauge(registry, 'flagwright_streaming_clients', 'SDK connections open on /api/client/streaming', () => ops.streams.size)
+  new Counter({
+    name: 'flagwright_streaming_dropped_slow_total',
+    help: 'SDK streams ended because their client read slower than changes came (STREAMING_MAX_BUFFERED_BYTES)',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(ops.streams.droppedSlow)
+    },
+  })
+  gauge(registry, 'flagwright_streaming_buffered_bytes', 'Bytes written to SDK streams that their clients have not yet taken', () => ops.streams.bufferedBytes())
   gauge(registry, 'flagwright_features', 'Flags held, archived included', ops.featureCount)
   return registry
 }

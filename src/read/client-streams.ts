@@ -13,6 +13,9 @@ export interface StreamOptions {
   heartbeatMs: number
   // How often token expiry is checked; deletions and scope changes are seen on commit.
   tokenCheckMs: number
+  // A stream that a frame leaves holding more than this (its client reads slower than changes come) is
+  // ended: its SDK reconnects and is hydrated from the current state.
+  maxBufferedBytes: number
   byToken: (secret: string) => Principal | undefined
 }
 
@@ -32,6 +35,12 @@ interface Connection {
   scope: string
   rescope: (principal: Principal) => ClientQuery
   group: Group
+  // Set while the stream is behind (its connection holds a frame it did not take whole): the revision its
+  // client is at once that has gone. Changes meanwhile are not written; when it drains, it is sent them in
+  // one frame, each flag once as it is now, so a slow client costs one frame, not every frame it missed.
+  behindAt: number | undefined
+  // Its token's scope changed while it was behind: it catches up with a hydration of the new scope.
+  needsHydration: boolean
 }
 
 // Connections that share a query share every frame: one serialisation per change per query.
@@ -47,7 +56,8 @@ const scopeOf = (principal: Principal) => `${principal.environment}\u0000${princ
 const frame = (event: string, delta: Delta): Buffer =>
   Buffer.from(`event: ${event}\nid: ${delta.revision}\ndata: {"events":[${delta.events}]}\n\n`)
 
-const heartbeat = Buffer.from(': keep-alive\n\n')
+// Also what a stream that was behind is written to learn whether it has drained (Reply.drainProbe).
+export const keepAlive = Buffer.from(': keep-alive\n\n')
 const toPolling = Buffer.from('event: fetch-mode\ndata: polling\n\n')
 
 // Server-sent events as unleash-client's streaming mode reads them (unleash-connected, unleash-updated,
@@ -56,6 +66,7 @@ export class ClientStreams {
   private readonly groups = new Map<string, Group>()
   private readonly connections = new Set<Connection>()
   private readonly timers: NodeJS.Timeout[] = []
+  private slowDropped = 0
 
   constructor(
     private readonly deltas: DeltaReader,
@@ -67,13 +78,25 @@ export class ClientStreams {
       this.timers.push(timer)
     }
     every(options.heartbeatMs, () => {
-      for (const connection of this.connections) connection.stream.write(heartbeat)
+      for (const connection of this.connections) this.send(connection, keepAlive, connection.group.revision)
     })
     every(options.tokenCheckMs, () => this.checkTokens())
   }
 
   get size(): number {
     return this.connections.size
+  }
+
+  // Streams ended because they held more than maxBufferedBytes, since start.
+  get droppedSlow(): number {
+    return this.slowDropped
+  }
+
+  // What the connections of all streams hold for clients that are behind.
+  bufferedBytes(): number {
+    let bytes = 0
+    for (const connection of this.connections) bytes += connection.stream.buffered
+    return bytes
   }
 
   // Whether a poller may be invited to stream (fetch-mode: streaming).
@@ -88,12 +111,17 @@ export class ClientStreams {
       return
     }
     const group = this.groupFor(request.query)
-    const connection: Connection = { stream, secret: request.secret, scope: scopeOf(request.principal), rescope: request.rescope, group }
+    const connection: Connection = {
+      stream, secret: request.secret, scope: scopeOf(request.principal), rescope: request.rescope, group, behindAt: undefined, needsHydration: false,
+    }
     group.connections.add(connection)
     this.connections.add(connection)
     stream.onClose(() => this.forget(connection))
+    stream.onDrain(() => this.catchUp(connection))
     const delta = request.lastEventId === undefined ? this.deltas.hydration(request.query) : this.deltas.since(request.query, request.lastEventId)
-    stream.write(frame('unleash-connected', delta))
+    // The first frame is not held against the limit: a stream that cannot take its hydration at once costs
+    // what a poll of the same body does, and ending it would only bring its SDK back for the same bytes.
+    if (!stream.write(frame('unleash-connected', delta)) && !stream.closed) connection.behindAt = delta.revision
   }
 
   onCommitted(records: readonly EventRecord[]): void {
@@ -105,7 +133,7 @@ export class ClientStreams {
       group.revision = revision
       if (!delta.hydration && delta.events === '') continue
       const bytes = frame('unleash-updated', delta)
-      for (const connection of group.connections) connection.stream.write(bytes)
+      for (const connection of group.connections) this.send(connection, bytes, delta.revision)
     }
   }
 
@@ -130,8 +158,37 @@ export class ClientStreams {
       connection.group = group
       connection.scope = scope
       group.connections.add(connection)
-      connection.stream.write(frame('unleash-updated', this.deltas.hydration(query)))
+      if (connection.behindAt !== undefined) {
+        connection.needsHydration = true
+        continue
+      }
+      const hydration = this.deltas.hydration(query)
+      this.send(connection, frame('unleash-updated', hydration), hydration.revision)
     }
+  }
+
+  // Writes a frame to a stream that is not behind; one the frame leaves behind is ended past the limit.
+  private send(connection: Connection, bytes: Buffer, revision: number): void {
+    if (connection.behindAt !== undefined) return
+    const stream = connection.stream
+    if (stream.write(bytes) || stream.closed) return
+    connection.behindAt = revision
+    if (stream.buffered > this.options.maxBufferedBytes) {
+      this.slowDropped++
+      stream.close()
+    }
+  }
+
+  // A stream that was behind has drained: it is sent what changed since, in one frame.
+  private catchUp(connection: Connection): void {
+    const since = connection.behindAt
+    if (since === undefined) return
+    connection.behindAt = undefined
+    const query = connection.group.query
+    const delta = connection.needsHydration ? this.deltas.hydration(query) : this.deltas.since(query, since)
+    connection.needsHydration = false
+    if (!delta.hydration && delta.events === '') return
+    this.send(connection, frame('unleash-updated', delta), delta.revision)
   }
 
   private groupFor(query: ClientQuery): Group {

@@ -17,6 +17,8 @@ t.test('the Prometheus scrape shows the log position, flags, streams and memory'
   t.equal(valueOf(text, 'flagwright_features'), 1)
   t.ok(valueOf(text, 'flagwright_log_last_id') > 0, 'the committed log id')
   t.equal(valueOf(text, 'flagwright_streaming_clients'), 0)
+  t.equal(valueOf(text, 'flagwright_streaming_buffered_bytes'), 0)
+  t.equal(valueOf(text, 'flagwright_streaming_dropped_slow_total'), 0)
   t.ok(valueOf(text, 'process_resident_memory_bytes') > 0)
   t.notMatch(text, /flagwright_replication_lag_records \d/, 'no replica figures on a writer without NATS')
 })
