@@ -53,8 +53,7 @@ interface Group {
 
 const scopeOf = (principal: Principal) => `${principal.environment}\u0000${principal.projects.join('\u0001')}`
 
-const frame = (event: string, delta: Delta): Buffer =>
-  Buffer.from(`event: ${event}\nid: ${delta.revision}\ndata: {"events":[${delta.events}]}\n\n`)
+type FrameEvent = 'unleash-connected' | 'unleash-updated'
 
 // Also what a stream that was behind is written to learn whether it has drained (Reply.drainProbe).
 export const keepAlive = Buffer.from(': keep-alive\n\n')
@@ -67,6 +66,9 @@ export class ClientStreams {
   private readonly connections = new Set<Connection>()
   private readonly timers: NodeJS.Timeout[] = []
   private slowDropped = 0
+  // ClientDeltas hands out one Delta per change and query, so the streams that connect or catch up at the
+  // same point share its frame's bytes instead of each encoding the same hydration again.
+  private readonly frames: Record<FrameEvent, WeakMap<Delta, Buffer>> = { 'unleash-connected': new WeakMap(), 'unleash-updated': new WeakMap() }
 
   constructor(
     private readonly deltas: DeltaReader,
@@ -121,7 +123,7 @@ export class ClientStreams {
     const delta = request.lastEventId === undefined ? this.deltas.hydration(request.query) : this.deltas.since(request.query, request.lastEventId)
     // The first frame is not held against the limit: a stream that cannot take its hydration at once costs
     // what a poll of the same body does, and ending it would only bring its SDK back for the same bytes.
-    if (!stream.write(frame('unleash-connected', delta)) && !stream.closed) connection.behindAt = delta.revision
+    if (!stream.write(this.frame('unleash-connected', delta)) && !stream.closed) connection.behindAt = delta.revision
   }
 
   onCommitted(records: readonly EventRecord[]): void {
@@ -132,7 +134,7 @@ export class ClientStreams {
       const delta = this.deltas.since(group.query, group.revision)
       group.revision = revision
       if (!delta.hydration && delta.events === '') continue
-      const bytes = frame('unleash-updated', delta)
+      const bytes = this.frame('unleash-updated', delta)
       for (const connection of group.connections) this.send(connection, bytes, delta.revision)
     }
   }
@@ -163,8 +165,15 @@ export class ClientStreams {
         continue
       }
       const hydration = this.deltas.hydration(query)
-      this.send(connection, frame('unleash-updated', hydration), hydration.revision)
+      this.send(connection, this.frame('unleash-updated', hydration), hydration.revision)
     }
+  }
+
+  private frame(event: FrameEvent, delta: Delta): Buffer {
+    const made = this.frames[event]
+    let bytes = made.get(delta)
+    if (!bytes) made.set(delta, (bytes = Buffer.from(`event: ${event}\nid: ${delta.revision}\ndata: {"events":[${delta.events}]}\n\n`)))
+    return bytes
   }
 
   // Writes a frame to a stream that is not behind; one the frame leaves behind is ended past the limit.
@@ -188,7 +197,7 @@ export class ClientStreams {
     const delta = connection.needsHydration ? this.deltas.hydration(query) : this.deltas.since(query, since)
     connection.needsHydration = false
     if (!delta.hydration && delta.events === '') return
-    this.send(connection, frame('unleash-updated', delta), delta.revision)
+    this.send(connection, this.frame('unleash-updated', delta), delta.revision)
   }
 
   private groupFor(query: ClientQuery): Group {
