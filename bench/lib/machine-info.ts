@@ -46,6 +46,8 @@ export interface ProcessSample {
   // The anonymous part of the RSS: the heap and native allocations, without the file-backed pages (the
   // program's code, and the LMDB data file's pages mapped for reading, which the kernel can drop).
   anonBytes: number
+  // The highest RSS the process has had (VmHWM).
+  peakRssBytes: number
   // user + system time of all the process's threads since it started.
   cpuMs: number
 }
@@ -55,11 +57,12 @@ export const sampleProcess = (pid: number): ProcessSample => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const rssKb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN)
   const anonKb = Number(/^RssAnon:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN)
+  const peakKb = Number(/^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN)
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
   // The command name (field 2) may hold spaces; the fields after its closing paren are fixed.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   const ticks = Number(fields[11]) + Number(fields[12])
-  return { rssBytes: rssKb * 1024, anonBytes: anonKb * 1024, cpuMs: (ticks * 1000) / clockTicks() }
+  return { rssBytes: rssKb * 1024, anonBytes: anonKb * 1024, peakRssBytes: peakKb * 1024, cpuMs: (ticks * 1000) / clockTicks() }
 }
 
 export interface MachineCpuSample {
