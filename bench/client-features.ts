@@ -12,22 +12,15 @@ import { describeMachine, machineInfo, sampleMachineCpu, sampleProcess } from '.
 import { rawGet } from './lib/raw-get.js'
 import { realisticFeatures, seedFeatures } from './lib/realistic-features.js'
 import { runLoad } from './lib/run-load.js'
+import { positiveNumber } from './lib/settings.js'
 
-const setting = (name: string, fallback: number): number => {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`)
-  return n
-}
-
-const FLAGS = setting('BENCH_FLAGS', 1000)
-const CONNECTIONS = setting('BENCH_CONNECTIONS', 32)
+const FLAGS = positiveNumber('BENCH_FLAGS', 1000)
+const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 32)
 // One core stays with the server: on 2 cores a second load thread only competes with it (README).
-const WORKERS = setting('BENCH_WORKERS', Math.max(1, Math.min(2, os.availableParallelism() - 1)))
-const WARMUP_MS = setting('BENCH_WARMUP_MS', 1000)
-const DURATION_MS = setting('BENCH_DURATION_MS', 5000)
-const ROUNDS = setting('BENCH_ROUNDS', 2)
+const WORKERS = positiveNumber('BENCH_WORKERS', Math.max(1, Math.min(2, os.availableParallelism() - 1)))
+const WARMUP_MS = positiveNumber('BENCH_WARMUP_MS', 1000)
+const DURATION_MS = positiveNumber('BENCH_DURATION_MS', 5000)
+const ROUNDS = positiveNumber('BENCH_ROUNDS', 2)
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR
 
 const path = '/api/client/features'

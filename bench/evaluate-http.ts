@@ -11,19 +11,14 @@ import { LatencyHistogram } from './lib/latency-histogram.js'
 import { describeMachine, machineInfo, sampleProcess } from './lib/machine-info.js'
 import { realisticFeatures, seedFeatures } from './lib/realistic-features.js'
 import { runLoad } from './lib/run-load.js'
+import { positiveNumber } from './lib/settings.js'
 
-const setting = (name: string, fallback: number): number => {
-  const n = Number(process.env[name] ?? fallback)
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number`)
-  return n
-}
-
-const FLAGS = setting('BENCH_FLAGS', 1000)
-const CONNECTIONS = setting('BENCH_CONNECTIONS', 16)
-const WORKERS = setting('BENCH_WORKERS', 1)
-const WARMUP_MS = setting('BENCH_WARMUP_MS', 1000)
-const DURATION_MS = setting('BENCH_DURATION_MS', 5000)
-const ROUNDS = setting('BENCH_ROUNDS', 2)
+const FLAGS = positiveNumber('BENCH_FLAGS', 1000)
+const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 16)
+const WORKERS = positiveNumber('BENCH_WORKERS', 1)
+const WARMUP_MS = positiveNumber('BENCH_WARMUP_MS', 1000)
+const DURATION_MS = positiveNumber('BENCH_DURATION_MS', 5000)
+const ROUNDS = positiveNumber('BENCH_ROUNDS', 2)
 
 const adminToken = `*:*.${randomBytes(16).toString('hex')}`
 const clientToken = `*:development.${randomBytes(16).toString('hex')}`

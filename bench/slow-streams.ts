@@ -9,30 +9,22 @@
 // Loopback only; under a minute.
 // Run: node scripts/build.mjs && node dist/bench/slow-streams.js
 import { randomBytes } from 'node:crypto'
-import { rmSync } from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { AdminApi } from './lib/admin-api.js'
-import { startChildServer, tempDir, type ChildServer } from './lib/child-server.js'
+import { startFlagServer, type ChildServer } from './lib/child-server.js'
 import { fixed, formatTable, ratio, thousands } from './lib/format-table.js'
 import { describeMachine, machineInfo, sampleProcess } from './lib/machine-info.js'
 import { realisticFeatures, seedFeatures } from './lib/realistic-features.js'
 import { runLoad, type LoadResult } from './lib/run-load.js'
+import { positiveInteger } from './lib/settings.js'
 
-const setting = (name: string, fallback: number): number => {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`)
-  return n
-}
-
-const SLOW_STREAMS = setting('BENCH_SLOW_STREAMS', 100)
-const TOGGLES = setting('BENCH_TOGGLES', 60)
-const CONNECT_STREAMS = setting('BENCH_CONNECT_STREAMS', 2000)
-const FLAGS = setting('BENCH_FLAGS', 100)
-const ROUNDS = setting('BENCH_ROUNDS', 2)
+const SLOW_STREAMS = positiveInteger('BENCH_SLOW_STREAMS', 100)
+const TOGGLES = positiveInteger('BENCH_TOGGLES', 60)
+const CONNECT_STREAMS = positiveInteger('BENCH_CONNECT_STREAMS', 2000)
+const FLAGS = positiveInteger('BENCH_FLAGS', 100)
+const ROUNDS = positiveInteger('BENCH_ROUNDS', 2)
 const CAPS = (process.env.BENCH_CAPS ?? 'default,65536').split(',').map((c) => c.trim())
 const PARTS = (process.env.BENCH_PARTS ?? 'never-read,connect').split(',').map((c) => c.trim())
 const serverMain = process.env.BENCH_SERVER_MAIN ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main.js')
@@ -43,24 +35,7 @@ const sdkHeaders = { authorization: clientToken, 'unleash-client-spec': '5.2.0',
 const MiB = 2 ** 20
 const mib = (bytes: number) => fixed(bytes / MiB, 1)
 
-const startServer = async (env: Record<string, string>): Promise<ChildServer> => {
-  const root = tempDir('slow-streams-')
-  const server = await startChildServer({
-    name: 'flag server',
-    script: serverMain,
-    env: { HTTP_HOST: '127.0.0.1', HTTP_PORT: '0', DATA_DIR: path.join(root, 'data'), INIT_ADMIN_API_TOKENS: adminToken, INIT_CLIENT_API_TOKENS: clientToken, ...env },
-  }).catch((error: unknown) => {
-    rmSync(root, { recursive: true, force: true })
-    throw error
-  })
-  return {
-    ...server,
-    stop: async () => {
-      await server.stop()
-      rmSync(root, { recursive: true, force: true })
-    },
-  }
-}
+const startServer = (env: Record<string, string>): Promise<ChildServer> => startFlagServer({ script: serverMain, adminToken, clientToken, env })
 
 const metrics = async (server: ChildServer): Promise<(name: string) => number> => {
   const text = await (await fetch(`${server.url}/internal-backstage/prometheus`)).text()

@@ -18,18 +18,11 @@ import { startChildServer, tempDir } from './lib/child-server.js'
 import { fixed, formatTable, thousands } from './lib/format-table.js'
 import { describeMachine, machineInfo } from './lib/machine-info.js'
 import { realisticFeatures, seedFeatures } from './lib/realistic-features.js'
+import { positiveInteger } from './lib/settings.js'
 
-const setting = (name: string, fallback: number): number => {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`)
-  return n
-}
-
-const EVENTS = setting('BENCH_EVENTS', 1_000_000)
-const FLAGS = setting('BENCH_FLAGS', 1000)
-const TAIL = setting('BENCH_TAIL', 4999)
+const EVENTS = positiveInteger('BENCH_EVENTS', 1_000_000)
+const FLAGS = positiveInteger('BENCH_FLAGS', 1000)
+const TAIL = positiveInteger('BENCH_TAIL', 4999)
 const BATCH = 20_000
 
 const main = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main.js')

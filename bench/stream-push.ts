@@ -12,19 +12,12 @@ import { fixed, formatTable, ratio, thousands } from './lib/format-table.js'
 import { LatencyHistogram } from './lib/latency-histogram.js'
 import { describeMachine, machineInfo, sampleProcess } from './lib/machine-info.js'
 import { realisticFeatures, seedFeatures } from './lib/realistic-features.js'
+import { positiveInteger } from './lib/settings.js'
 
-const setting = (name: string, fallback: number): number => {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`)
-  return n
-}
-
-const FLAGS = setting('BENCH_FLAGS', 1000)
-const TOGGLES = setting('BENCH_TOGGLES', 200)
-const POLL_MS = setting('BENCH_POLL_MS', 100)
-const IDLE_STREAMS = setting('BENCH_IDLE_STREAMS', 10_000)
+const FLAGS = positiveInteger('BENCH_FLAGS', 1000)
+const TOGGLES = positiveInteger('BENCH_TOGGLES', 200)
+const POLL_MS = positiveInteger('BENCH_POLL_MS', 100)
+const IDLE_STREAMS = positiveInteger('BENCH_IDLE_STREAMS', 10_000)
 
 const adminToken = `*:*.${randomBytes(16).toString('hex')}`
 const clientToken = `*:development.${randomBytes(16).toString('hex')}`

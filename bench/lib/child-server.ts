@@ -81,6 +81,8 @@ export interface FlagServerOptions {
   clientToken: string
   env?: Record<string, string>
   nodeArgs?: string[]
+  // Another build's main.js (BENCH_SERVER_MAIN: an older commit's dist/, say); by default this one's.
+  script?: string
 }
 
 // Our server from dist/, on a free loopback port and a temp data directory removed at stop.
@@ -88,7 +90,7 @@ export const startFlagServer = async (options: FlagServerOptions): Promise<Child
   const root = tempDir('flag-bench-')
   const server = await startChildServer({
     name: 'flag server',
-    script: path.join(here, '..', '..', 'src', 'main.js'),
+    script: options.script ?? path.join(here, '..', '..', 'src', 'main.js'),
     nodeArgs: options.nodeArgs,
     env: {
       HTTP_HOST: '127.0.0.1',

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { EventRecord } from '../../src/domain/events.js'
 import type { OpenStream, Principal } from '../../src/http/types.js'
 import type { Delta } from '../../src/read/client-deltas.js'
@@ -76,6 +76,17 @@ const options = (tokens: Map<string, Principal>, maxBufferedBytes = 1 << 20) => 
 const everything = principal(['*'])
 const request = { query: queryOf(everything), secret: 's', principal: everything, lastEventId: undefined, rescope: queryOf }
 
+// One stream open with the token 's', whose scope is project 'a' until a test changes `tokens`.
+const streamOfTokenS = (t: Test) => {
+  const deltas = fakeDeltas()
+  const tokens = new Map([['s', principal(['a'])]])
+  const streams = new ClientStreams(deltas, options(tokens))
+  t.teardown(() => streams.close())
+  const conn = fakeStream()
+  streams.open(conn.stream, { query: queryOf(principal(['a'])), secret: 's', principal: principal(['a']), lastEventId: undefined, rescope: queryOf })
+  return { deltas, tokens, streams, conn }
+}
+
 t.test('connections of one query share one frame per change', async (t) => {
   const deltas = fakeDeltas()
   const streams = new ClientStreams(deltas, options(new Map([['s', everything]])))
@@ -91,12 +102,7 @@ t.test('connections of one query share one frame per change', async (t) => {
 })
 
 t.test('a token whose scope changed is hydrated with the new scope; a deleted one is closed', async (t) => {
-  const deltas = fakeDeltas()
-  const tokens = new Map([['s', principal(['a'])]])
-  const streams = new ClientStreams(deltas, options(tokens))
-  t.teardown(() => streams.close())
-  const conn = fakeStream()
-  streams.open(conn.stream, { query: queryOf(principal(['a'])), secret: 's', principal: principal(['a']), lastEventId: undefined, rescope: queryOf })
+  const { deltas, tokens, streams, conn } = streamOfTokenS(t)
   tokens.set('s', principal(['a', 'b']))
   streams.onCommitted([{ id: 2, type: 'api-token-updated' } as EventRecord])
   t.equal(conn.written[1], 'event: unleash-updated\nid: 1\ndata: {"events":[{"type":"hydration","projects":["a","b"]}]}\n\n')
@@ -158,12 +164,7 @@ t.test('a frame that leaves a stream holding more than the limit ends it, counte
 })
 
 t.test('a token whose scope changed while its stream was behind catches up with a hydration of the new scope', async (t) => {
-  const deltas = fakeDeltas()
-  const tokens = new Map([['s', principal(['a'])]])
-  const streams = new ClientStreams(deltas, options(tokens))
-  t.teardown(() => streams.close())
-  const conn = fakeStream()
-  streams.open(conn.stream, { query: queryOf(principal(['a'])), secret: 's', principal: principal(['a']), lastEventId: undefined, rescope: queryOf })
+  const { deltas, tokens, streams, conn } = streamOfTokenS(t)
   conn.stopReading()
   deltas.bump()
   streams.onCommitted([])
