@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { Dispatcher } from './actors/dispatch.js'
+import { CommitPipeline, type CommitStep } from './actors/commit-pipeline.js'
+import { Dispatcher, indexKeysOf } from './actors/dispatch.js'
 import { recover, snapshotEntries, snapshotFormat, type ReplayedReadModel } from './actors/recovery.js'
 import { Registry } from './actors/registry.js'
-import { buildWorld } from './actors/world.js'
 import { apiTokenRoutes } from './api/api-tokens.routes.js'
 import { clientRoutes } from './api/client.routes.js'
 import { edgeRoutes } from './api/edge.routes.js'
@@ -22,7 +22,7 @@ import { segmentRoutes } from './api/segments.routes.js'
 import { strategyTypeRoutes } from './api/strategy-types.routes.js'
 import { variantRoutes } from './api/variants.routes.js'
 import { accessRoutes } from './api/access.routes.js'
-import { changeRequestRoutes, startChangeRequestScheduler } from './api/change-requests.routes.js'
+import { changeRequestRoutes } from './api/change-requests.routes.js'
 import { patRoutes } from './api/pats.routes.js'
 import { signupTokenRoutes } from './api/signup-tokens.routes.js'
 import { userRoutes } from './api/users.routes.js'
@@ -53,7 +53,6 @@ import { LogFollower, LogPublisher, logStreamNames, type StreamSettings } from '
 import { healthRoutes, replicaDetails, type Replication } from './api/health.routes.js'
 import { forbidden } from './domain/errors.js'
 import type { Route } from './http/types.js'
-import { startPotentiallyStaleJob } from './actors/potentially-stale-job.js'
 import { exportImportRoutes } from './api/export-import.routes.js'
 import { favoriteRoutes } from './api/favorites.routes.js'
 import { featureTypeRoutes } from './api/feature-types.routes.js'
@@ -186,10 +185,11 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     maxBufferedBytes: config.streamingMaxBufferedBytes,
     byToken: auth.byToken,
   })
-  dispatcher.onCommitted((records) => {
-    clientDeltas.record(records.filter((r) => touchesClientPayload(r.type)))
-    clientStreams.onCommitted(records)
-  })
+  // Their places in the commit pipeline (commit-pipeline.ts).
+  const steps: { deltas: CommitStep; streams: CommitStep } = {
+    deltas: (records) => clientDeltas.record(records.filter((r) => touchesClientPayload(r.type))),
+    streams: (records) => clientStreams.onCommitted(records),
+  }
   // A replica that restored a snapshot: the changes kept so far no longer lead to the state, and every
   // stream is brought up to it (a hydration where events would not do).
   const restarted = (position: number) => {
@@ -275,7 +275,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     await deps.lastSeen.flush()
     await deps.tokenSeen.flush()
   }
-  return { deps, routesWith, auth, close, restarted }
+  return { deps, routesWith, auth, close, restarted, steps }
 }
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))
@@ -292,8 +292,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   const insights = new ProjectInsights(clock)
   const readModels = [revisionsModel(clientRevisions), insightsModel(insights)]
   const recovered = recover(log, readModels)
-  const registry = new Registry(recovered.instance, recovered.projects, recovered.lastId, recovered.changeRequests)
-  // A failed commit (a full disk) refuses that write with 503 and rolls decided state back; reads go on.
+  // A failed commit (a full disk) refuses that write with 503 and changes nothing; reads go on.
   const logger = options.logger!
   // A full disk fails every write until there is room: one line at once, then one every 10 s at most.
   const commitFailureLine = everyAtMost(10_000)
@@ -302,8 +301,17 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     refusedWrites++
     commitFailureLine(() => logger.error('a log commit failed; the write was refused with 503 and nothing changed', undefined, { cause: errorText(error), refusedSoFar: refusedWrites }))
   }
-  const dispatcher = new Dispatcher(log, registry, () => buildWorld(registry), commitFailed)
-  dispatcher.onCommitted((records) => insights.apply(records))
+  // The actors, created from the recovered state; they take commands once the pipeline is there.
+  const registry = new Registry(recovered, {
+    log,
+    indexKeysOf,
+    clock,
+    schedulerIntervalMs: config.schedulerIntervalMs,
+    potentiallyStaleCheckMs: config.potentiallyStaleCheckMs,
+    onCommitFailed: commitFailed,
+    onError: (message, error) => logger.error(message, error),
+  })
+  const dispatcher = new Dispatcher(registry)
 
   const committedEntries = () =>
     snapshotEntries(registry.committedInstance, registry.committedProjects, registry.committedChangeRequests, registry.lastCommittedId, readModels)
@@ -326,11 +334,6 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
         snapshotting = undefined
       })
   }
-  dispatcher.onCommitted((records) => {
-    clientRevisions.record(records, touchesClientPayload)
-    sinceSnapshot += records.length
-    snapshotWhenDue()
-  })
   // A long replay is not repeated at the next start, even one after a crash.
   snapshotWhenDue()
 
@@ -343,7 +346,6 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
       () => ({ lastId: registry.lastCommittedId, bytes: encodeSnapshotSet(snapshotFormat, committedEntries()) }),
       config.replication!.snapshotEvery,
     )
-  if (publisher) dispatcher.onCommitted(() => publisher.notify())
   const replication: Replication = () => {
     const status = publisher?.status()
     return {
@@ -356,11 +358,25 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: recovered.lastId, requests, logger })
   // Before bootstrap, so that the events it appends are counted.
   const routes = side.routesWith(insights, replication, () => ({ eventsBehind: sinceSnapshot, writtenAt: snapshotWrittenAt }))
+  registry.start(
+    new CommitPipeline(
+      {
+        revisions: (records) => clientRevisions.record(records, touchesClientPayload),
+        deltas: side.steps.deltas,
+        streams: side.steps.streams,
+        insights: (records) => insights.apply(records),
+        snapshots: (records) => {
+          sinceSnapshot += records.length
+          snapshotWhenDue()
+        },
+        ...(publisher && { replication: () => publisher.notify() }),
+      },
+      recovered.lastId,
+    ),
+  )
   const { createdAdminToken, createdAdminPassword } = await bootstrap(config, registry, dispatcher)
   http.serve(routes, side.auth)
   publisher?.start()
-  const stopScheduler = startChangeRequestScheduler(side.deps, config.schedulerIntervalMs)
-  const potentiallyStale = startPotentiallyStaleJob({ registry, dispatcher, clock, intervalMs: config.potentiallyStaleCheckMs })
 
   return {
     port: http.port,
@@ -370,8 +386,8 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     routes: routeTable(routes),
     close: async () => {
       await http.close()
-      stopScheduler()
-      await potentiallyStale.stop()
+      // Commands and commits under way (a schedule's, a stale check's) end first; then the timers stop.
+      await registry.stop()
       await publisher?.close()
       await side.close()
       await snapshotting
@@ -395,12 +411,12 @@ const serveReplica = async (config: Config, options: ServerOptions, http: HttpSe
   const clock = options.clock ?? (() => new Date())
   const clientRevisions = new ClientRevisions()
   const readModels = [revisionsModel(clientRevisions)]
-  const registry = new Registry(emptyInstance(), new Map(), 0)
-  const dispatcher = new Dispatcher(log, registry, () => buildWorld(registry), () => undefined)
+  // Actors without a log or timers: the writer's records and snapshots change their committed state.
+  const registry = new Registry({ instance: emptyInstance(), projects: new Map(), changeRequests: new Map(), lastId: 0 }, { clock, onError: (message, error) => options.logger!.error(message, error) })
+  const dispatcher = new Dispatcher(registry)
   const writer = replicaOf.writerUrl ? `the writer at ${replicaOf.writerUrl}` : `the writer publishing to ${replicaOf.natsUrl}`
   const refusal = forbidden(`This server is a read replica: it serves the client and frontend APIs only; send admin requests and changes to ${writer}.`)
   dispatcher.refuseWrites(refusal)
-  dispatcher.onCommitted((records) => clientRevisions.record(records, touchesClientPayload))
 
   let firstRestore: () => void = () => undefined
   const restoredOnce = new Promise<void>((resolve) => (firstRestore = resolve))
@@ -417,6 +433,7 @@ const serveReplica = async (config: Config, options: ServerOptions, http: HttpSe
   })
   const replication: Replication = () => replicaDetails(follower.status(), replicaOf.maxLag, Date.now())
   const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: 0, requests, logger: options.logger! })
+  registry.start(new CommitPipeline({ revisions: (records) => clientRevisions.record(records, touchesClientPayload), deltas: side.steps.deltas, streams: side.steps.streams }))
   const insights = new ProjectInsights(clock)
   const routes = side.routesWith(insights, replication, () => ({ eventsBehind: 0, writtenAt: undefined })).map((route) =>
     replicaServes(route)
@@ -443,6 +460,7 @@ const serveReplica = async (config: Config, options: ServerOptions, http: HttpSe
       closed = true
       await http.close()
       await follower.close()
+      await registry.stop()
       await side.close()
       await log.close()
       await lock.release()

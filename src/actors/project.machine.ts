@@ -1,67 +1,224 @@
-import { enqueueActions, setup } from 'xstate'
-import { nameExists, notFound } from '../domain/errors.js'
+import { assign, enqueueActions, setup } from 'xstate'
+import { fail, notFound, ok, type Result } from '../domain/errors.js'
+import { withFeatureTags } from '../domain/event-tags.js'
+import type { CommandMeta, EventDraft } from '../domain/events.js'
+import type { TagWorld } from '../domain/feature-tags.js'
+import type { Lifetimes } from '../domain/feature-types.js'
 import { decideCreateProject } from '../domain/projects.js'
 import { decideProject, evolveProject, type ProjectCommand } from '../domain/project.js'
 import type { ProjectState } from '../domain/project-state.js'
-import type { Decision } from './decision.js'
+import { potentiallyStaleCandidates } from '../domain/staleness.js'
+import type { DistributiveOmit } from '../domain/type-utils.js'
+import type { ProjectWorld } from '../domain/world.js'
+import { decideInOrder, leadingCommands, noLog, type Appended, type InFlight, type Report, type Ticket } from './jobs.js'
+
+// A project command as callers send it: the actor gives it the world when it decides it.
+export type ProjectCommandInput = DistributiveOmit<ProjectCommand, 'world'>
+
+// What a project's decisions read of the other actors, asked at the moment of each decision with the
+// project's own state as decided so far (see Registry: committed state plus the decision in flight).
+export interface ProjectEnv {
+  world(projectId: string, own: ProjectState | undefined): ProjectWorld
+  tags(projectId: string, own: ProjectState | undefined): TagWorld
+  // Unleash's potentially-stale job, as this actor's own timer; without it, no timer.
+  staleness?: { everyMs: number; lifetimes(): Lifetimes; clock(): Date }
+}
+
+export type ProjectJob = { kind: 'command'; command: ProjectCommandInput; ticket: Ticket | undefined } | { kind: 'hold'; ticket: Ticket }
+
+export type ProjectEvent =
+  | { type: 'command'; command: ProjectCommandInput; ticket?: Ticket }
+  // A coordinator (the instance, a change request) asks for this project: granted when the project is
+  // idle, it then decides nothing of its own until released.
+  | { type: 'hold'; ticket: Ticket }
+  // The coordinator's decision for this project, in flight (so that the world sees it).
+  | { type: 'lend'; state: ProjectState | undefined }
+  // The coordinator's append committed (state given) or did not (nothing changes).
+  | { type: 'release'; committed: boolean; state?: ProjectState | undefined }
+  // A read replica: the writer committed this.
+  | { type: 'replicated'; state: ProjectState | undefined }
+
+export interface ProjectContext {
+  id: string
+  // The committed state: what reads, snapshots and the next decision start from.
+  state: ProjectState | undefined
+  queue: readonly ProjectJob[]
+  inFlight: InFlight<ProjectState | undefined> | undefined
+  env: ProjectEnv | undefined
+}
+
+export interface ProjectInput {
+  id?: string
+  state: ProjectState | undefined
+  env?: ProjectEnv
+}
+
+const systemMeta = (now: Date): CommandMeta => ({ now: now.toISOString(), actor: { name: 'unleash_system_user', userId: -1337 } })
+
+// A world for machines run on their own (tests that pass their own world in each command).
+const givenWorld = (command: ProjectCommandInput): ProjectWorld => {
+  const world = (command as Partial<ProjectCommand>).world
+  if (!world) throw new Error('a project actor without an environment needs commands that carry their world')
+  return world
+}
+
+// One command against the state decided so far: the world is read now, with that state as the
+// project's own; a tagging command's tag world too.
+export const decideProjectCommand = (context: Pick<ProjectContext, 'id' | 'env'>, own: ProjectState | undefined, command: ProjectCommandInput): Result<{ events: EventDraft[]; state: ProjectState | undefined }> => {
+  const env = context.env
+  const world = env ? env.world(context.id, own) : givenWorld(command)
+  const full = { ...command, world, ...(env && 'tags' in command && { tags: env.tags(context.id, own) }) } as ProjectCommand
+  const result =
+    full.type === 'project.create'
+      ? decideCreateProject(own, full.id, full.input, full.world, full.meta)
+      : own
+        ? decideProject(own, full)
+        : fail(notFound('Project not found'))
+  if (!result.ok) return result
+  const state = result.value.reduce(evolveProject, own)
+  return ok({ events: withFeatureTags(result.value, state), state })
+}
 
 export const projectMachine = setup({
   types: {
-    context: {} as { state: ProjectState | undefined },
-    input: {} as { state: ProjectState | undefined },
-    events: {} as ProjectCommand,
-    emitted: {} as Decision,
+    context: {} as ProjectContext,
+    input: {} as ProjectInput,
+    events: {} as ProjectEvent,
+    emitted: {} as Report,
+  },
+  actors: { append: noLog },
+  delays: {
+    staleCheck: ({ context }) => context.env?.staleness?.everyMs ?? 60_000,
   },
   guards: {
+    holdFirst: ({ context }) => context.queue[0]?.kind === 'hold',
+    commandFirst: ({ context }) => context.queue[0]?.kind === 'command',
+    hasInFlight: ({ context }) => context.inFlight !== undefined,
     exists: ({ context }) => context.state !== undefined,
     isGone: ({ context }) => context.state === undefined,
+    // The commit deletes the project and nothing waits for it: the actor is done.
+    deletesLast: ({ context }) => context.state !== undefined && context.inFlight?.state === undefined && context.queue.length === 0,
+    checksStaleness: ({ context }) => context.env?.staleness !== undefined,
   },
   actions: {
-    decide: enqueueActions(({ context, event, enqueue }) => {
-      const result =
-        event.type === 'project.create'
-          ? decideCreateProject(context.state, event.id, event.input, event.world, event.meta)
-          : context.state
-            ? decideProject(context.state, event)
-            : { ok: false as const, error: notFound() }
-      if (!result.ok) {
-        enqueue.emit({ type: 'rejected', error: result.error })
-        return
-      }
-      enqueue.assign({ state: result.value.reduce(evolveProject, context.state) })
-      enqueue.emit({ type: 'decided', events: result.value })
+    enqueue: assign({
+      queue: ({ context, event }) => {
+        if (event.type === 'command') return [...context.queue, { kind: 'command' as const, command: event.command, ticket: event.ticket }]
+        if (event.type === 'hold') return [...context.queue, { kind: 'hold' as const, ticket: event.ticket }]
+        return context.queue
+      },
     }),
-    rejectExisting: enqueueActions(({ enqueue }) => {
-      enqueue.emit({ type: 'rejected', error: nameExists('A project with this id already exists.') })
+    // Every command at the head of the queue, decided in order; the accepted ones go in one append.
+    decideQueued: enqueueActions(({ context, enqueue }) => {
+      const jobs = leadingCommands(context.queue) as Extract<ProjectJob, { kind: 'command' }>[]
+      const batch = decideInOrder(context.state, jobs, (state, command) => decideProjectCommand(context, state, command))
+      for (const { ticket, error } of batch.refused) enqueue.emit({ type: 'refused', ticket, error })
+      const inFlight = batch.events.length > 0 ? { state: batch.state, events: batch.events, answers: batch.accepted } : undefined
+      // Nothing to append: whatever was accepted changed nothing and is answered now.
+      if (!inFlight) for (const { ticket } of batch.accepted) enqueue.emit({ type: 'answered', ticket })
+      enqueue.assign({ queue: context.queue.slice(jobs.length), inFlight })
     }),
-    rejectMissing: enqueueActions(({ enqueue }) => {
-      enqueue.emit({ type: 'rejected', error: notFound('Project not found') })
+    grantHold: enqueueActions(({ context, enqueue }) => {
+      const job = context.queue[0] as Extract<ProjectJob, { kind: 'hold' }>
+      enqueue.assign({ queue: context.queue.slice(1) })
+      enqueue.emit({ type: 'granted', ticket: job.ticket })
+    }),
+    commit: enqueueActions(({ context, event, enqueue }) => {
+      const { records, commitSeconds } = (event as unknown as { output: Appended }).output
+      enqueue.assign({ state: context.inFlight!.state, inFlight: undefined })
+      enqueue.emit({ type: 'committed', records, commitSeconds, answers: context.inFlight!.answers })
+    }),
+    dropInFlight: enqueueActions(({ context, event, enqueue }) => {
+      enqueue.emit({ type: 'commitFailed', error: (event as unknown as { error: unknown }).error, tickets: context.inFlight!.answers.map((a) => a.ticket) })
+      enqueue.assign({ inFlight: undefined })
+    }),
+    lend: assign({ inFlight: ({ event }) => (event.type === 'lend' ? { state: event.state, events: [], answers: [] } : undefined) }),
+    release: assign(({ context, event }) => {
+      if (event.type !== 'release') return {}
+      return { state: event.committed ? event.state : context.state, inFlight: undefined }
+    }),
+    replicate: assign({ state: ({ context, event }) => (event.type === 'replicated' ? event.state : context.state) }),
+    // Flags past their type's lifetime get feature-potentially-stale-on, from the system user; only
+    // projects with such flags give themselves the command, and only one at a time.
+    checkStaleness: enqueueActions(({ context, enqueue }) => {
+      const staleness = context.env?.staleness
+      const state = context.inFlight?.state ?? context.state
+      if (!staleness || !state) return
+      if (context.queue.some((job) => job.kind === 'command' && job.command.type === 'feature.markPotentiallyStale')) return
+      const now = staleness.clock()
+      const lifetimes = staleness.lifetimes()
+      if (potentiallyStaleCandidates(state, lifetimes, now.getTime()).length === 0) return
+      const command: ProjectCommandInput = { type: 'feature.markPotentiallyStale', lifetimes, meta: systemMeta(now) }
+      enqueue.assign({ queue: [...context.queue, { kind: 'command', command, ticket: undefined }] })
     }),
   },
 }).createMachine({
   id: 'project',
-  context: ({ input }) => ({ state: input.state }),
-  initial: 'booting',
+  context: ({ input }) => ({ id: input.id ?? input.state?.settings.id ?? '', state: input.state, queue: [], inFlight: undefined, env: input.env }),
+  initial: 'live',
   states: {
-    booting: {
-      always: [{ guard: 'exists', target: 'active' }, { target: 'absent' }],
-    },
-    absent: {
-      always: { guard: 'exists', target: 'active' },
+    live: {
+      type: 'parallel',
       on: {
-        'project.create': { actions: 'decide' },
-        '*': { actions: 'rejectMissing' },
+        command: { actions: 'enqueue' },
+        hold: { actions: 'enqueue' },
+      },
+      states: {
+        // Whether the project exists (committed); only an existing project checks its flags' staleness.
+        life: {
+          initial: 'absent',
+          states: {
+            absent: { always: { guard: 'exists', target: 'active' } },
+            active: {
+              always: { guard: 'isGone', target: 'absent' },
+              initial: 'off',
+              states: {
+                off: { always: { guard: 'checksStaleness', target: 'waiting' } },
+                // Unleash's potentially-stale job, as this project's delayed transition.
+                waiting: { after: { staleCheck: { target: 'waiting', reenter: true, actions: 'checkStaleness' } } },
+              },
+            },
+          },
+        },
+        writer: {
+          initial: 'idle',
+          states: {
+            idle: {
+              always: [
+                { guard: 'holdFirst', target: 'held', actions: 'grantHold' },
+                { guard: 'commandFirst', target: 'deciding' },
+              ],
+              on: { replicated: { actions: 'replicate' } },
+            },
+            deciding: {
+              entry: 'decideQueued',
+              always: [{ guard: 'hasInFlight', target: 'committing' }, { target: 'idle' }],
+            },
+            // The append is an invoked actor: lmdb-js still batches the appends of every actor that
+            // commits at once into one transaction and one sync.
+            committing: {
+              invoke: {
+                id: 'append',
+                src: 'append',
+                input: ({ context }) => ({ events: context.inFlight!.events }),
+                onDone: [
+                  { guard: 'deletesLast', target: '#project.deleted', actions: 'commit' },
+                  { target: 'idle', actions: 'commit' },
+                ],
+                onError: { target: 'idle', actions: 'dropInFlight' },
+              },
+            },
+            held: {
+              on: {
+                lend: { actions: 'lend' },
+                release: { target: 'idle', actions: 'release' },
+              },
+            },
+          },
+        },
       },
     },
-    active: {
-      always: { guard: 'isGone', target: 'deleted' },
-      on: {
-        'project.create': { actions: 'rejectExisting' },
-        '*': { actions: 'decide' },
-      },
-    },
-    deleted: {
-      type: 'final',
-    },
+    // Deleted, with nothing waiting for it: the registry forgets the actor.
+    deleted: { type: 'final' },
   },
 })

@@ -1,120 +1,583 @@
-import { createActor, type Actor } from 'xstate'
+import { createActor, fromPromise, type Actor, type AnyActorRef } from 'xstate'
 import type { ChangeRequest } from '../domain/change-request-state.js'
+import { notFound } from '../domain/errors.js'
+import type { EventRecord } from '../domain/events.js'
+import type { TagWorld } from '../domain/feature-tags.js'
+import { lifetimesOf } from '../domain/feature-types.js'
+import { isChangeRequestEvent, type ChangeRequestCommand } from '../domain/change-requests.js'
+import { ownedByInstance, type InstanceCommand } from '../domain/instance.js'
 import type { InstanceState } from '../domain/instance-state.js'
 import type { ProjectState } from '../domain/project-state.js'
-import { changeRequestMachine } from './change-request.machine.js'
-import { instanceMachine } from './instance.machine.js'
-import { projectMachine } from './project.machine.js'
+import type { SegmentWorld } from '../domain/segments.js'
+import { tagKey } from '../domain/tag-types.js'
+import type { ProjectWorld } from '../domain/world.js'
+import type { EventLog, StoredRecord } from '../store/log.js'
+import { changeRequestMachine, type ChangeRequestEnv } from './change-request.machine.js'
+import { dueJob } from './change-request-schedule.js'
+import type { CommitPipeline, CommitStep } from './commit-pipeline.js'
+import { instanceMachine, type AcquireInput, type InstanceEnv, type Participant } from './instance.machine.js'
+import { commitFailure, type AppendInput, type Appended, type Report, type Ticket } from './jobs.js'
+import type { ApplyPlan, InstancePlan } from './plans.js'
+import { instanceKey, projectKey } from './plans.js'
+import { projectMachine, type ProjectCommandInput, type ProjectEnv } from './project.machine.js'
+import { applyRecord, type World } from './recovery.js'
 
 export type ProjectActor = Actor<typeof projectMachine>
 export type InstanceActor = Actor<typeof instanceMachine>
 export type ChangeRequestActor = Actor<typeof changeRequestMachine>
 
-// Two views of every aggregate: the actors' decided state (what the next command is decided against)
-// and the committed state (what is durable: the only thing reads and snapshots see).
+export interface RegistryOptions {
+  // Where appends go; a read replica has none (it decides nothing).
+  log?: EventLog
+  indexKeysOf?: (record: EventRecord) => string[]
+  // Stamps the commands actors give themselves and reads the time their timers compare with.
+  clock?: () => Date
+  // Timers (none on a replica): the change-request scheduler's granularity (a due schedule is seen
+  // at most this late, and a clock moved by a test is noticed) and the potentially-stale check.
+  schedulerIntervalMs?: number
+  potentiallyStaleCheckMs?: number
+  // A commit that failed (a full disk): its callers get a 503; this hears of each refused command.
+  onCommitFailed?: (error: unknown) => void
+  // A bug inside an actor or a commit step: logged, the server goes on.
+  onError?: (message: string, error: unknown) => void
+}
+
+export interface Recovered {
+  instance: InstanceState
+  projects: ReadonlyMap<string, ProjectState>
+  changeRequests: ReadonlyMap<number, ChangeRequest>
+  lastId: number
+}
+
+// Timers of every actor are the Node timers, unref'd: a pending schedule does not keep a stopped
+// server's process alive.
+const unrefClock = {
+  setTimeout: (fn: (...args: unknown[]) => void, ms: number) => {
+    const timer = setTimeout(fn, ms)
+    timer.unref()
+    return timer
+  },
+  clearTimeout: (timer: unknown) => clearTimeout(timer as NodeJS.Timeout),
+}
+
+// The committed state of each actor of one kind, as a read-only map (a view: the state lives in the actors).
+class CommittedView<K, S> implements ReadonlyMap<K, S> {
+  constructor(
+    private readonly actors: ReadonlyMap<K, AnyActorRef>,
+    private readonly stateOf: (actor: AnyActorRef) => S | undefined,
+  ) {}
+  get(key: K): S | undefined {
+    const actor = this.actors.get(key)
+    return actor && this.stateOf(actor)
+  }
+  has(key: K): boolean {
+    return this.get(key) !== undefined
+  }
+  get size(): number {
+    let n = 0
+    for (const _ of this.entries()) n++
+    return n
+  }
+  *entries(): MapIterator<[K, S]> {
+    for (const [key, actor] of this.actors) {
+      const state = this.stateOf(actor)
+      if (state !== undefined) yield [key, state]
+    }
+  }
+  *keys(): MapIterator<K> {
+    for (const [key] of this.entries()) yield key
+  }
+  *values(): MapIterator<S> {
+    for (const [, state] of this.entries()) yield state
+  }
+  forEach(callback: (value: S, key: K, map: ReadonlyMap<K, S>) => void): void {
+    for (const [key, state] of this.entries()) callback(state, key, this)
+  }
+  [Symbol.iterator](): MapIterator<[K, S]> {
+    return this.entries()
+  }
+}
+
+type Settle = { resolve: (records: EventRecord[]) => void; reject: (error: unknown) => void }
+
+const isIdle = (actor: AnyActorRef): boolean => {
+  const snapshot = actor.getSnapshot() as { status: string; context: { queue: readonly unknown[]; inFlight?: unknown; plan?: unknown } }
+  return snapshot.status !== 'active' || (snapshot.context.queue.length === 0 && snapshot.context.inFlight === undefined && snapshot.context.plan === undefined)
+}
+
+// The actor system: one actor per project, one per change request, one for the instance. It creates
+// them from recovered state, carries commands to them and their answers back, provides the one
+// append they all invoke, lets coordinators hold other actors, and is where decisions read the
+// world. Reads see committed state only; the world a decision reads is each actor's committed
+// state plus its decision in flight (see docs/design.md).
 export class Registry {
   instance: InstanceActor
   private readonly projects = new Map<string, ProjectActor>()
-  committedInstance: InstanceState
-  readonly committedProjects = new Map<string, ProjectState>()
-  lastCommittedId: number
   private readonly changeRequestActors = new Map<number, ChangeRequestActor>()
-  readonly committedChangeRequests = new Map<number, ChangeRequest>()
+  readonly committedProjects: ReadonlyMap<string, ProjectState> = new CommittedView(this.projects, (a) => (a as ProjectActor).getSnapshot().context.state)
+  readonly committedChangeRequests: ReadonlyMap<number, ChangeRequest> = new CommittedView(this.changeRequestActors, (a) => (a as ChangeRequestActor).getSnapshot().context.request)
+
+  private readonly tickets = new Map<Ticket, Settle>()
+  private readonly grants = new Map<Ticket, (participant: Participant) => void>()
+  private nextTicket = 1
+  private pipeline: CommitPipeline | undefined
+  private readonly earlyListeners: CommitStep[] = []
+  private started = false
+  private stopping = false
+  private startedAt = 0
+  private readonly recoveredLastId: number
+  // Appends report their commits in the order they were made (see append).
+  private tail: Promise<unknown> = Promise.resolve()
+
+  private readonly projectLogic: typeof projectMachine
+  private readonly instanceLogic: typeof instanceMachine
+  private readonly changeRequestLogic: typeof changeRequestMachine
+  private readonly projectEnv: ProjectEnv
+  private readonly instanceEnv: InstanceEnv
+  private readonly changeRequestEnv: ChangeRequestEnv
 
   constructor(
-    instance: InstanceState,
-    projects: Map<string, ProjectState>,
-    lastCommittedId: number,
-    changeRequests: Map<number, ChangeRequest> = new Map(),
+    recovered: Recovered,
+    private readonly options: RegistryOptions = {},
   ) {
-    for (const [id, request] of changeRequests) {
-      this.changeRequestActors.set(id, createActor(changeRequestMachine, { input: { request } }).start())
-      this.committedChangeRequests.set(id, request)
+    const clock = options.clock ?? (() => new Date())
+    const timers = options.log !== undefined
+    const append = fromPromise<Appended, AppendInput>(({ input }) => this.append(input))
+    const acquire = fromPromise<Participant[], AcquireInput>(({ input }) => this.acquire(input.keys))
+    this.projectLogic = projectMachine.provide({ actors: { append } })
+    this.instanceLogic = instanceMachine.provide({ actors: { append, acquire } })
+    this.changeRequestLogic = changeRequestMachine.provide({ actors: { append, acquire } })
+    const decisionEnv: ProjectEnv = { world: (id, own) => this.projectWorld(id, own), tags: (id, own) => this.tagWorld(id, own) }
+    this.projectEnv = {
+      ...decisionEnv,
+      ...(timers &&
+        options.potentiallyStaleCheckMs && {
+          staleness: { everyMs: options.potentiallyStaleCheckMs, lifetimes: () => lifetimesOf(this.decidedInstance().featureTypes), clock },
+        }),
     }
-    this.instance = createActor(instanceMachine, { input: { state: instance } }).start()
-    this.committedInstance = instance
-    for (const [id, state] of projects) {
-      this.projects.set(id, createActor(projectMachine, { input: { state } }).start())
-      this.committedProjects.set(id, state)
+    this.instanceEnv = { project: decisionEnv, otherProjects: (held) => this.decidedProjectsExcept(held) }
+    this.changeRequestEnv = {
+      project: decisionEnv,
+      instance: () => this.decidedInstance(),
+      ...(timers &&
+        options.schedulerIntervalMs && {
+          schedule: {
+            everyMs: options.schedulerIntervalMs,
+            clock,
+            due: (request, now) =>
+              dueJob(
+                { startedAt: this.startedAt, project: (id) => this.committedProjects.get(id), instance: () => this.committedInstance, segmentWorld: () => this.segmentWorld() },
+                request,
+                now,
+              ),
+          },
+        }),
     }
-    this.lastCommittedId = lastCommittedId
+    this.recoveredLastId = recovered.lastId
+    this.instance = this.createInstance(recovered.instance)
+    for (const [id, state] of recovered.projects) this.spawnProject(id, state)
+    for (const [id, request] of recovered.changeRequests) this.spawnChangeRequest(id, request)
   }
 
-  // After a failed commit: every actor starts again from the committed state, forgetting decisions
-  // whose events never reached the log.
-  resetDecidedToCommitted(): void {
+  // Actors take commands (and their timers run) from here on; commits go through the pipeline.
+  start(pipeline: CommitPipeline): void {
+    this.pipeline = pipeline
+    for (const listener of this.earlyListeners) pipeline.listen(listener)
+    this.startedAt = (this.options.clock ?? (() => new Date()))().getTime()
+    this.started = true
+    this.instance.start()
+    for (const actor of this.projects.values()) actor.start()
+    for (const actor of this.changeRequestActors.values()) actor.start()
+  }
+
+  // Waits for every command and commit under way (timers may add some), then stops every actor.
+  async stop(): Promise<void> {
+    while (!this.allIdle()) await new Promise((resolve) => setTimeout(resolve, 2))
+    this.started = false
+    this.stopAll()
+  }
+
+  private stopAll(): void {
+    this.stopping = true
     this.instance.stop()
-    this.instance = createActor(instanceMachine, { input: { state: this.committedInstance } }).start()
     for (const actor of this.projects.values()) actor.stop()
-    this.projects.clear()
-    for (const [id, state] of this.committedProjects) this.projects.set(id, createActor(projectMachine, { input: { state } }).start())
     for (const actor of this.changeRequestActors.values()) actor.stop()
-    this.changeRequestActors.clear()
-    for (const [id, request] of this.committedChangeRequests) {
-      this.changeRequestActors.set(id, createActor(changeRequestMachine, { input: { request } }).start())
+    this.stopping = false
+  }
+
+  listen(listener: CommitStep): void {
+    if (this.pipeline) this.pipeline.listen(listener)
+    else this.earlyListeners.push(listener)
+  }
+
+  get lastCommittedId(): number {
+    return this.pipeline?.lastId ?? this.recoveredLastId
+  }
+
+  get committedInstance(): InstanceState {
+    return this.instance.getSnapshot().context.state
+  }
+
+  // --- commands: sent to the owning actor, answered when their records are committed ---
+
+  sendToInstance(command: InstanceCommand): Promise<EventRecord[]> {
+    return this.ask(this.instance, (ticket) => ({ type: 'command', command, ticket }))
+  }
+
+  sendToProject(projectId: string, command: ProjectCommandInput): Promise<EventRecord[]> {
+    let actor = this.projects.get(projectId)
+    if (!actor && command.type === 'project.create') actor = this.spawnProject(projectId, undefined)
+    if (!actor) return Promise.reject(notFound(`Project ${projectId} does not exist`))
+    return this.ask(actor, (ticket) => ({ type: 'command', command, ticket }))
+  }
+
+  sendToChangeRequest(id: number, command: ChangeRequestCommand): Promise<EventRecord[]> {
+    let actor = this.changeRequestActors.get(id)
+    if (!actor && command.type === 'changeRequest.create') actor = this.spawnChangeRequest(id, undefined)
+    if (!actor) return Promise.reject(notFound(`Could not find change request ${id}`))
+    return this.ask(actor, (ticket) => ({ type: 'command', command, ticket }))
+  }
+
+  // Commands to several projects and the instance (together, moving a flag): the instance coordinates.
+  coordinate(plan: InstancePlan): Promise<EventRecord[]> {
+    return this.ask(this.instance, (ticket) => ({ type: 'plan', plan, ticket }))
+  }
+
+  // Applying a change request: the request coordinates.
+  apply(id: number, plan: ApplyPlan): Promise<EventRecord[]> {
+    const actor = this.changeRequestActors.get(id)
+    if (!actor) return Promise.reject(notFound(`Could not find change request ${id}`))
+    return this.ask(actor, (ticket) => ({ type: 'apply', plan, ticket }))
+  }
+
+  private ask(actor: AnyActorRef, event: (ticket: Ticket) => { type: string }): Promise<EventRecord[]> {
+    const ticket = this.nextTicket++
+    return new Promise<EventRecord[]>((resolve, reject) => {
+      this.tickets.set(ticket, { resolve, reject })
+      actor.send(event(ticket))
+    })
+  }
+
+  private settle(ticket: Ticket | undefined): Settle | undefined {
+    if (ticket === undefined) return undefined
+    const settle = this.tickets.get(ticket)
+    this.tickets.delete(ticket)
+    return settle
+  }
+
+  // What actors report: refusals and answers go to their callers; a commit goes through the pipeline
+  // first (so a caller's reply follows the read models), then answers each of its commands.
+  private hear(actor: AnyActorRef, report: Report): void {
+    switch (report.type) {
+      case 'refused':
+        this.settle(report.ticket)?.reject(report.error)
+        return
+      case 'answered':
+        this.settle(report.ticket)?.resolve([])
+        return
+      case 'granted': {
+        const grant = this.grants.get(report.ticket)
+        this.grants.delete(report.ticket)
+        const context = actor.getSnapshot().context as { state: unknown }
+        grant?.({ key: '', ref: actor, state: context.state })
+        return
+      }
+      case 'committed':
+        try {
+          this.pipeline?.run(report.records, report.commitSeconds)
+        } catch (error) {
+          this.options.onError?.('a step of the commit pipeline failed', error)
+        }
+        for (const { ticket, from, count } of report.answers) this.settle(ticket)?.resolve(report.records.slice(from, from + count))
+        return
+      case 'commitFailed':
+        for (const ticket of report.tickets) {
+          this.options.onCommitFailed?.(report.error)
+          this.settle(ticket)?.reject(commitFailure())
+        }
+        return
     }
+  }
+
+  // The one append: lmdb-js batches concurrent appends (from any actors) into one transaction and
+  // one sync. Each append reports only after the one before it settled, so that commits reach the
+  // actors and the pipeline in log order even when one lmdb flush commits several at once.
+  private append(input: AppendInput): Promise<Appended> {
+    const log = this.options.log
+    if (!log) return Promise.reject(new Error('a read replica appends nothing'))
+    const started = performance.now()
+    const appended = log.append<EventRecord & StoredRecord>(input.events, this.options.indexKeysOf)
+    const inOrder = this.tail.then(() => appended.committed)
+    this.tail = inOrder.catch(() => undefined)
+    return inOrder.then(() => ({ records: appended.records, commitSeconds: (performance.now() - started) / 1000 }))
+  }
+
+  // Holds the actors one after another in the order given (the global order); an actor that does not
+  // exist is held as nothing.
+  private async acquire(keys: readonly string[]): Promise<Participant[]> {
+    const participants: Participant[] = []
+    for (const key of keys) participants.push(await this.hold(key))
+    return participants
+  }
+
+  private hold(key: string): Promise<Participant> {
+    const actor: AnyActorRef | undefined = key === instanceKey ? this.instance : this.projects.get(key.slice('project:'.length))
+    if (!actor || actor.getSnapshot().status !== 'active') return Promise.resolve({ key, ref: undefined, state: undefined })
+    const ticket = this.nextTicket++
+    return new Promise((resolve) => {
+      this.grants.set(ticket, (granted) => resolve({ ...granted, key }))
+      actor.send({ type: 'hold', ticket })
+    })
+  }
+
+  private allIdle(): boolean {
+    return isIdle(this.instance) && [...this.projects.values()].every(isIdle) && [...this.changeRequestActors.values()].every(isIdle)
+  }
+
+  // --- actors ---
+
+  // `forget` takes the actor out of the registry once it is done, or once it holds nothing and waits
+  // for nothing (an actor made for a create that was refused).
+  private watch<A extends AnyActorRef>(actor: A, forget: () => void, holdsNothing: () => boolean = () => false): A {
+    let checking = false
+    actor.on('*', (report: Report) => {
+      this.hear(actor, report)
+      if (checking) return
+      checking = true
+      queueMicrotask(() => {
+        checking = false
+        if (actor.getSnapshot().status === 'active' && isIdle(actor) && holdsNothing()) {
+          forget()
+          actor.stop()
+        }
+      })
+    })
+    // Stopping every actor (at close, or a replica's restore) keeps them: their state is what is saved.
+    const forgetUnlessStopping = () => {
+      if (!this.stopping) forget()
+    }
+    actor.subscribe({
+      complete: forgetUnlessStopping,
+      error: (error: unknown) => {
+        forgetUnlessStopping()
+        this.options.onError?.('an actor failed and was stopped', error)
+      },
+    })
+    return actor
+  }
+
+  private createInstance(state: InstanceState): InstanceActor {
+    return this.watch(createActor(this.instanceLogic, { input: { state, env: this.instanceEnv }, clock: unrefClock }), () => undefined)
+  }
+
+  private spawnProject(id: string, state: ProjectState | undefined): ProjectActor {
+    const actor: ProjectActor = this.watch(
+      createActor(this.projectLogic, { input: { id, state, env: this.projectEnv }, clock: unrefClock }),
+      () => {
+        if (this.projects.get(id) === actor) this.projects.delete(id)
+      },
+      () => actor.getSnapshot().context.state === undefined,
+    )
+    this.projects.set(id, actor)
+    if (this.started) actor.start()
+    return actor
+  }
+
+  private spawnChangeRequest(id: number, request: ChangeRequest | undefined): ChangeRequestActor {
+    const actor: ChangeRequestActor = this.watch(
+      createActor(this.changeRequestLogic, { input: { id, request, env: this.changeRequestEnv }, clock: unrefClock }),
+      () => {
+        if (this.changeRequestActors.get(id) === actor) this.changeRequestActors.delete(id)
+      },
+      () => actor.getSnapshot().context.request === undefined,
+    )
+    this.changeRequestActors.set(id, actor)
+    if (this.started) actor.start()
+    return actor
+  }
+
+  project(id: string): ProjectActor | undefined {
+    const actor = this.projects.get(id)
+    return actor && this.visibleProject(actor) !== undefined ? actor : undefined
   }
 
   changeRequest(id: number): ChangeRequestActor | undefined {
     return this.changeRequestActors.get(id)
   }
 
-  // Ids are handed out from decided state, so two new requests decided in one tick never share one.
+  // Ids are handed out over every request actor (one is created with its create command), so two new
+  // requests created in one tick never share one.
   nextChangeRequestId(): number {
     return Math.max(0, ...this.changeRequestActors.keys()) + 1
   }
 
-  spawnChangeRequest(id: number): ChangeRequestActor {
-    const actor = createActor(changeRequestMachine, { input: { request: undefined } }).start()
-    this.changeRequestActors.set(id, actor)
-    return actor
+  // --- the world: what decisions read of other actors ---
+  // Each actor as the world sees it: its committed state, or its decision in flight (a coordinator's
+  // decision for an actor it holds is lent to that actor). Decisions are synchronous and an actor's
+  // append is made in the same step as its decision, so a decision sees every decision that will be
+  // in the log before its own, and a commit that fails fails every append made after it (EventLog).
+
+  private visibleProject(actor: ProjectActor): ProjectState | undefined {
+    const snapshot = actor.getSnapshot()
+    if (snapshot.status !== 'active') return undefined
+    return snapshot.context.inFlight ? snapshot.context.inFlight.state : snapshot.context.state
   }
 
-  forgetChangeRequest(id: number): void {
-    this.changeRequestActors.get(id)?.stop()
-    this.changeRequestActors.delete(id)
-  }
-
-  decidedChangeRequests(): ChangeRequest[] {
-    const result: ChangeRequest[] = []
-    for (const actor of this.changeRequestActors.values()) {
-      const request = actor.getSnapshot().context.request
-      if (request) result.push(request)
-    }
-    return result
-  }
-
-  project(id: string): ProjectActor | undefined {
-    return this.projects.get(id)
-  }
-
-  // A fresh actor for a project that does not exist yet; kept only if its creation is decided.
-  spawnProject(id: string): ProjectActor {
-    const actor = createActor(projectMachine, { input: { state: undefined } }).start()
-    return actor
-  }
-
-  adoptProject(id: string, actor: ProjectActor): void {
-    this.projects.set(id, actor)
-  }
-
-  forgetProject(id: string, actor: ProjectActor): void {
-    if (this.projects.get(id) === actor) {
-      this.projects.delete(id)
-      actor.stop()
-    }
+  decidedInstance(): InstanceState {
+    const context = this.instance.getSnapshot().context
+    return context.inFlight?.state ?? context.state
   }
 
   decidedProjects(): Iterable<[string, ProjectState]> {
+    return this.decidedProjectsExcept(new Set())
+  }
+
+  private decidedProjectsExcept(keys: ReadonlySet<string>): [string, ProjectState][] {
     const result: [string, ProjectState][] = []
     for (const [id, actor] of this.projects) {
-      const state = actor.getSnapshot().context.state
+      if (keys.has(projectKey(id))) continue
+      const state = this.visibleProject(actor)
       if (state) result.push([id, state])
     }
     return result
   }
 
-  decidedInstance(): InstanceState {
-    return this.instance.getSnapshot().context.state
+  decidedChangeRequests(): ChangeRequest[] {
+    const result: ChangeRequest[] = []
+    for (const actor of this.changeRequestActors.values()) {
+      const snapshot = actor.getSnapshot()
+      if (snapshot.status !== 'active') continue
+      const request = snapshot.context.inFlight ? snapshot.context.inFlight.state : snapshot.context.request
+      if (request) result.push(request)
+    }
+    return result
+  }
+
+  projectExists(id: string): boolean {
+    return this.project(id) !== undefined
+  }
+
+  // The projects as the world sees them, the deciding one at the state its decision reached so far.
+  private projectsWith(self: string | undefined, own: ProjectState | undefined): [string, ProjectState][] {
+    const result: [string, ProjectState][] = []
+    for (const [id, actor] of this.projects) {
+      const state = id === self ? own : this.visibleProject(actor)
+      if (state) result.push([id, state])
+    }
+    if (self !== undefined && own && !this.projects.has(self)) result.push([self, own])
+    return result
+  }
+
+  projectWorld(self?: string, own?: ProjectState): ProjectWorld {
+    const instance = this.decidedInstance()
+    const projects = this.projectsWith(self, own)
+    return {
+      environments: instance.environments,
+      projectCount: projects.length,
+      // Asked at every flag creation: the stored flags (archived ones included) are counted per project
+      // first, and only when they reach n are the active ones counted, so creating flags stays O(projects).
+      activeFeaturesAtLeast: (n) => {
+        let stored = 0
+        for (const [, project] of projects) stored += project.features.size
+        if (stored < n) return false
+        let active = 0
+        for (const [, project] of projects) for (const feature of project.features.values()) if (!feature.archived && ++active >= n) return true
+        return false
+      },
+      featureLocation: (name) => {
+        for (const [project, state] of projects) {
+          const feature = state.features.get(name)
+          if (feature) return { project, archived: feature.archived }
+        }
+        return undefined
+      },
+      strategyTypeExists: (name) => instance.strategyTypes.has(name),
+      segment: (id) => instance.segments.get(id),
+      people: instance.people,
+      legalValuesOf: (name) => {
+        const values = instance.contextFields.get(name)?.legalValues ?? []
+        return values.length > 0 ? new Set(values.map((v) => v.value)) : undefined
+      },
+    }
+  }
+
+  tagWorld(self?: string, own?: ProjectState): TagWorld {
+    const instance = this.decidedInstance()
+    const projects = this.projectsWith(self, own).map(([, state]) => state)
+    return {
+      tagTypeExists: (type) => instance.tagTypes.has(type),
+      tagExists: (tag) =>
+        instance.tags.has(tagKey(tag)) ||
+        projects.some((p) => [...p.features.values()].some((f) => f.tags.some((t) => t.type === tag.type && t.value === tag.value))),
+    }
+  }
+
+  // Where a segment is used, read when the decision asks: a delete decided now cannot miss a strategy
+  // added just before.
+  segmentUsage(segmentId: number): string[] {
+    const projects: string[] = []
+    for (const [id, project] of this.decidedProjects()) {
+      const uses = [...project.features.values()].some((f) => [...f.environments.values()].some((env) => env.strategies.some((s) => s.segments.includes(segmentId))))
+      if (uses) projects.push(id)
+    }
+    return projects
+  }
+
+  segmentWorld(): SegmentWorld {
+    return { projectExists: (id) => this.projectExists(id), usedInProjects: (id) => this.segmentUsage(id) }
+  }
+
+  // --- a read replica: the writer's records and snapshots ---
+
+  // Records committed elsewhere change the actors' committed state exactly as recovery replays them.
+  applyCommitted(records: EventRecord[]): void {
+    const touchedProjects = new Set<string>()
+    const touchedRequests = new Set<number>()
+    const world: World = { instance: this.committedInstance, projects: new Map(), changeRequests: new Map() }
+    for (const record of records) {
+      if (isChangeRequestEvent(record.type)) {
+        const id = record.data?.changeRequestId as number
+        if (!touchedRequests.has(id)) {
+          touchedRequests.add(id)
+          const request = this.committedChangeRequests.get(id)
+          if (request) world.changeRequests.set(id, request)
+        }
+      } else if (!ownedByInstance(record) && record.project && !touchedProjects.has(record.project)) {
+        touchedProjects.add(record.project)
+        const state = this.committedProjects.get(record.project)
+        if (state) world.projects.set(record.project, state)
+      }
+      applyRecord(world, record)
+    }
+    if (world.instance !== this.committedInstance) this.instance.send({ type: 'replicated', state: world.instance })
+    for (const id of touchedProjects) {
+      const state = world.projects.get(id)
+      const actor = this.projects.get(id)
+      if (state && actor) actor.send({ type: 'replicated', state })
+      else if (state) this.spawnProject(id, state)
+      else if (actor) {
+        this.projects.delete(id)
+        actor.stop()
+      }
+    }
+    for (const id of touchedRequests) {
+      const request = world.changeRequests.get(id)
+      const actor = this.changeRequestActors.get(id)
+      if (request && actor) actor.send({ type: 'replicated', request })
+      else if (request) this.spawnChangeRequest(id, request)
+    }
+    this.pipeline?.run(records)
+  }
+
+  // A replica starting over from the writer's snapshot: every actor is created again from it.
+  restore(world: Recovered): void {
+    this.stopAll()
+    this.projects.clear()
+    this.changeRequestActors.clear()
+    this.instance = this.createInstance(world.instance)
+    if (this.started) this.instance.start()
+    for (const [id, state] of world.projects) this.spawnProject(id, state)
+    for (const [id, request] of world.changeRequests) this.spawnChangeRequest(id, request)
+    this.pipeline?.restart(world.lastId)
   }
 }

@@ -1,6 +1,5 @@
 import type { DistributiveOmit } from '../domain/type-utils.js'
 import { randomUUID } from 'node:crypto'
-import { segmentUsage } from '../actors/world.js'
 import { changeConflict, defaultChangeFor, featureConflict, segmentActions, stepsFor, targetOf } from '../domain/change-request-changes.js'
 import { isOpen, type Author, type ChangeRequest } from '../domain/change-request-state.js'
 import type { ChangeRequestCommand, NewChange } from '../domain/change-requests.js'
@@ -49,18 +48,9 @@ const authorOf = (deps: ApiDeps, req: Request): Author => {
 }
 const person = (author: Author) => ({ id: author.id, username: author.username, imageUrl: null })
 
-const systemMeta = (deps: ApiDeps, actor: Author): CommandMeta => ({
-  now: deps.clock().toISOString(),
-  actor: { name: actor.username, userId: actor.id },
-  mayBypassChangeRequests: () => true,
-})
-
 export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
   const instance = () => deps.registry.committedInstance
-  const segmentWorld = () => ({
-    projectExists: (id: string) => deps.registry.project(id)?.getSnapshot().context.state !== undefined,
-    usedInProjects: segmentUsage(deps.registry),
-  })
+  const segmentWorld = () => deps.registry.segmentWorld()
 
   const find = (req: Request): ChangeRequest => {
     const id = numericId(req.params.id, 'id')
@@ -336,57 +326,3 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
     },
   ]
 }
-
-const scheduleFailure = 'The server was not running at the scheduled time.'
-
-// Applies scheduled requests when their time comes; a request whose time passed while the server
-// was down is marked failed, as Unleash does.
-export const startChangeRequestScheduler = (deps: ApiDeps, intervalMs: number) => {
-  const startedAt = deps.clock().getTime()
-  let busy = false
-  const tick = async () => {
-    if (busy) return
-    busy = true
-    try {
-      const now = deps.clock().getTime()
-      for (const request of deps.registry.committedChangeRequests.values()) {
-        const schedule = request.schedule
-        if (request.state !== 'Scheduled' || !schedule || schedule.status !== 'pending') continue
-        const due = Date.parse(schedule.scheduledAt)
-        if (due > now) continue
-        const author = schedule.scheduledBy
-        const meta = systemMeta(deps, author)
-        const base = { meta, author, isAdmin: true }
-        if (due < startedAt) {
-          await deps.dispatcher.toChangeRequest(request.id, { ...base, type: 'schedule.fail', reason: scheduleFailure })
-          continue
-        }
-        const project = deps.registry.committedProjects.get(request.project)
-        const conflict = request.changes.map((c) => changeConflict(c, request.environment, project, deps.registry.committedInstance)).find(Boolean)
-        if (conflict) {
-          await deps.dispatcher.toChangeRequest(request.id, { ...base, type: 'schedule.suspend', reason: conflict })
-          continue
-        }
-        try {
-          const steps = stepsFor(request, meta, { newStrategyId: randomUUID }, {
-            projectExists: (id) => deps.registry.project(id)?.getSnapshot().context.state !== undefined,
-            usedInProjects: segmentUsage(deps.registry),
-          })
-          await deps.dispatcher.applyChangeRequest(request.id, { ...base, type: 'state.apply' }, request.project, steps.project, steps.instance)
-        } catch (error) {
-          const reason = error instanceof Error ? error.message : 'The changes could not be applied.'
-          await deps.dispatcher.toChangeRequest(request.id, { ...base, type: 'schedule.fail', reason })
-        }
-      }
-    } catch (error) {
-      deps.logger.error('the change request scheduler failed; it tries again at its next tick', error)
-    } finally {
-      busy = false
-    }
-  }
-  const timer = setInterval(() => void tick(), intervalMs)
-  timer.unref()
-  void tick()
-  return () => clearInterval(timer)
-}
-

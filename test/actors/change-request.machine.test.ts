@@ -1,10 +1,13 @@
 import t from 'tap'
-import { createActor } from 'xstate'
+import { initialTransition, transition } from 'xstate'
+import { dueJob } from '../../src/actors/change-request-schedule.js'
 import { changeRequestMachine } from '../../src/actors/change-request.machine.js'
-import type { Decision } from '../../src/actors/decision.js'
 import type { Author, ChangeRequest } from '../../src/domain/change-request-state.js'
 import type { ChangeRequestCommand, ChangeRequestCommandType } from '../../src/domain/change-requests.js'
 import type { ChangeRequestStateName } from '../../src/schemas/change-requests.js'
+import { emptyInstance } from '../../src/domain/instance-state.js'
+import { Scenario, environment } from '../domain/fixtures/scenario.js'
+import { Driver, appendDone, nodeOf as regionNode, reportsOf } from '../helpers/machines.js'
 
 // The machine's table: for every state of a request, which steps it takes and which it refuses.
 // Every refused step is answered with a 'rejected' decision whose message names the state and the step,
@@ -146,34 +149,33 @@ const commandFor = (type: ChangeRequestCommandType): ChangeRequestCommand => {
   }
 }
 
+// The machine driven by pure transitions: each command is decided and, when it appended, committed;
+// `emitted` is what each command was answered (test/helpers/machines.ts).
 const start = (request: ChangeRequest | undefined) => {
-  const actor = createActor(changeRequestMachine, { input: { request } }).start()
-  const emitted: Decision[] = []
-  actor.on('*', (decision) => {
-    emitted.push(decision)
-  })
-  return { actor, emitted }
+  const actor = new Driver(changeRequestMachine, { request })
+  return { actor, emitted: actor.decisions }
 }
+
+// The node of the request's life (the machine also has a writer region).
+const lifeOf = (snapshot: { value: unknown }) => regionNode(snapshot, ['life'])
 
 // Sends one command and returns the single decision it produced.
 const send = (request: ChangeRequest | undefined, command: ChangeRequestCommand) => {
   const { actor, emitted } = start(request)
-  const before = actor.getSnapshot()
+  const before = actor.snapshot
   actor.send(command)
-  const after = actor.getSnapshot()
-  actor.stop()
+  const after = actor.snapshot
   return { before, after, emitted }
 }
 
 const stateOf = (state: StateOrAbsent) => (state === 'absent' ? undefined : requestIn(state))
 
 t.test('each state starts in the node that mirrors request.state', async (t) => {
-  t.equal(start(undefined).actor.getSnapshot().value, 'absent', 'no request: absent')
+  t.equal(lifeOf(start(undefined).actor.snapshot), 'absent', 'no request: absent')
   for (const state of Object.keys(nodeOf) as ChangeRequestStateName[]) {
     const { actor } = start(requestIn(state))
-    t.equal(actor.getSnapshot().value, nodeOf[state], `${state} → ${nodeOf[state]}`)
-    t.equal(actor.getSnapshot().context.request?.state, state)
-    actor.stop()
+    t.equal(lifeOf(actor.snapshot), nodeOf[state], `${state} → ${nodeOf[state]}`)
+    t.equal(actor.snapshot.context.request?.state, state)
   }
 })
 
@@ -197,7 +199,7 @@ t.test('the full table: every state × every step is taken or refused', async (t
         t.ok(decision.events.length > 0, `${label}: decided with events`)
         const expected = nextState[state]?.[type] ?? (state === 'absent' ? undefined : state)
         t.equal(after.context.request?.state, expected, `${label}: request is ${expected}`)
-        t.equal(after.value, nodeOf[expected!], `${label}: the machine follows to ${nodeOf[expected!]}`)
+        t.equal(lifeOf(after), nodeOf[expected!], `${label}: the machine follows to ${nodeOf[expected!]}`)
       } else {
         refused++
         if (decision?.type !== 'rejected') {
@@ -205,7 +207,7 @@ t.test('the full table: every state × every step is taken or refused', async (t
           continue
         }
         t.equal(after.context.request, before.context.request, `${label}: the request is untouched`)
-        t.equal(after.value, before.value, `${label}: the machine stays in ${String(before.value)}`)
+        t.equal(lifeOf(after), lifeOf(before), `${label}: the machine stays in ${lifeOf(before)}`)
         t.equal(JSON.stringify(after.context.request), snapshotOfRequest, `${label}: nothing in the request changed`)
         if (state === 'absent') {
           t.equal(decision.error.kind, 'NotFoundError', `${label}: an unknown request is not found`)
@@ -230,9 +232,8 @@ t.test('Applied, Cancelled and Rejected are final: nothing but a comment is take
       allSteps.map((type) => (type === 'comment.add' ? 'decided' : 'rejected')),
       `${state}: only comment.add is decided`,
     )
-    t.equal(actor.getSnapshot().context.request?.state, state, `${state} stays ${state}`)
-    t.equal(actor.getSnapshot().context.request?.comments.length, 1, 'the comment was kept')
-    actor.stop()
+    t.equal(actor.snapshot.context.request?.state, state, `${state} stays ${state}`)
+    t.equal(actor.snapshot.context.request?.comments.length, 1, 'the comment was kept')
   }
 })
 
@@ -257,7 +258,7 @@ t.test('a step the state takes can still be refused by its data rules, and that 
     t.equal(decision.error.kind, c.kind)
     t.match(decision.error.message, c.message)
     t.equal(after.context.request, before.context.request, 'the request is untouched')
-    t.equal(after.value, before.value, 'the machine stays')
+    t.equal(lifeOf(after), lifeOf(before), 'the machine stays')
   }
 })
 
@@ -265,38 +266,102 @@ t.test('a whole life: create → changes → review → two approvals → schedu
   const { actor, emitted } = start(undefined)
   const second: Author = { id: 30, username: 'second@example.com' }
   actor.send({ ...commandFor('changeRequest.create'), minApprovals: 2 } as ChangeRequestCommand)
-  t.equal(actor.getSnapshot().value, 'draft')
+  t.equal(lifeOf(actor.snapshot), 'draft')
   actor.send(commandFor('change.add'))
-  t.same(actor.getSnapshot().context.request?.changes.map((c) => c.id), [1, 2], 'changes get ids 1, 2')
+  t.same(actor.snapshot.context.request?.changes.map((c) => c.id), [1, 2], 'changes get ids 1, 2')
   actor.send(commandFor('state.review'))
-  t.equal(actor.getSnapshot().value, 'inReview')
+  t.equal(lifeOf(actor.snapshot), 'inReview')
   actor.send(commandFor('state.approve'))
-  t.equal(actor.getSnapshot().value, 'inReview', 'one approval of two: still in review')
+  t.equal(lifeOf(actor.snapshot), 'inReview', 'one approval of two: still in review')
   actor.send(commandFor('state.approve'))
   t.equal(emitted[emitted.length - 1].type, 'rejected', 'the same approver twice is refused')
-  t.equal(actor.getSnapshot().context.request?.approvals.length, 1)
+  t.equal(actor.snapshot.context.request?.approvals.length, 1)
   actor.send(commandFor('change.edit'))
-  t.same(actor.getSnapshot().context.request?.approvals, [], 'editing while in review drops the approvals')
+  t.same(actor.snapshot.context.request?.approvals, [], 'editing while in review drops the approvals')
   actor.send(commandFor('state.approve'))
   actor.send({ ...commandFor('state.approve'), author: second })
-  t.equal(actor.getSnapshot().value, 'approved', 'two distinct approvers: approved')
-  t.same(actor.getSnapshot().context.request?.approvals.map((a) => a.createdBy.id), [20, 30])
+  t.equal(lifeOf(actor.snapshot), 'approved', 'two distinct approvers: approved')
+  t.same(actor.snapshot.context.request?.approvals.map((a) => a.createdBy.id), [20, 30])
   actor.send(commandFor('state.schedule'))
-  t.equal(actor.getSnapshot().value, 'scheduled')
-  t.match(actor.getSnapshot().context.request?.schedule, { status: 'pending', scheduledAt: '2024-05-03T10:00:00.000Z' })
+  t.equal(lifeOf(actor.snapshot), 'scheduled')
+  t.match(actor.snapshot.context.request?.schedule, { status: 'pending', scheduledAt: '2024-05-03T10:00:00.000Z' })
   actor.send(commandFor('state.apply'))
-  t.equal(actor.getSnapshot().value, 'applied')
+  t.equal(lifeOf(actor.snapshot), 'applied')
   const last = emitted[emitted.length - 1]
   t.same(last.type === 'decided' ? last.events.map((e) => e.type) : [], ['change-request-applied', 'change-request-scheduled-application-success'])
-  t.same(Object.keys(actor.getSnapshot().context.request?.stateTimestamps ?? {}), ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied'])
-  actor.stop()
+  t.same(Object.keys(actor.snapshot.context.request?.stateTimestamps ?? {}), ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied'])
 })
 
 t.test('a scheduled request marked failed or suspended stays Scheduled', async (t) => {
   for (const [type, status] of [['schedule.fail', 'failed'], ['schedule.suspend', 'suspended']] as const) {
     const { after, emitted } = send(requestIn('Scheduled'), commandFor(type))
     t.equal(emitted[0]?.type, 'decided')
-    t.equal(after.value, 'scheduled')
+    t.equal(lifeOf(after), 'scheduled')
     t.equal(after.context.request?.schedule?.status, status)
   }
+})
+
+// The schedule is the request's own timer (a delayed transition of its `scheduled` node), armed from
+// the committed schedule when the actor starts.
+
+const scheduledEnv = (nowIso: string, startedAtIso: string) => {
+  let nowMs = Date.parse(nowIso)
+  const scenario = new Scenario([environment('development'), environment('production', 'production')])
+  scenario.createProject('web')
+  scenario.createFeature('web', 'checkout')
+  const env = {
+    project: { world: () => { throw new Error('no project decision here') }, tags: () => ({ tagTypeExists: () => true, tagExists: () => false }) },
+    instance: () => emptyInstance(),
+    schedule: {
+      everyMs: 100,
+      clock: () => new Date(nowMs),
+      due: (request: ChangeRequest, now: Date) =>
+        dueJob({ startedAt: Date.parse(startedAtIso), project: (id) => scenario.project(id), instance: () => emptyInstance(), segmentWorld: () => ({ projectExists: () => true, usedInProjects: () => [] }) }, request, now),
+    },
+  }
+  return { env, setNow: (iso: string) => (nowMs = Date.parse(iso)) }
+}
+
+// The timer's event, as the scheduler would deliver it once its delay has passed.
+const timerOf = (actions: readonly { type: string; params?: unknown }[]) => {
+  const raised = actions.find((a) => a.type === 'xstate.raise' && (a.params as { delay?: number }).delay !== undefined)
+  return raised && (raised.params as { event: { type: string }; delay: number })
+}
+
+t.test('a schedule missed while the server was down is marked failed when the actor starts, exactly once', async (t) => {
+  // Due at 10:00; this process started at 11:00.
+  const { env } = scheduledEnv('2024-05-02T11:00:00.000Z', '2024-05-02T11:00:00.000Z')
+  const [restored, actions] = initialTransition(changeRequestMachine, { request: requestIn('Scheduled'), env })
+  t.equal(lifeOf(restored), 'scheduled')
+  const timer = timerOf(actions)
+  t.equal(timer?.delay, 0, 'already due: the timer fires at once')
+
+  const [firing, firingActions] = transition(changeRequestMachine, restored, timer!.event as never)
+  t.equal(regionNode(firing, ['writer']), 'committing')
+  t.same(firing.context.inFlight?.events.map((e) => e.type), ['change-request-scheduled-application-failure'])
+  t.match(firing.context.inFlight?.events[0].data, { reason: 'The server was not running at the scheduled time.' })
+  const again = timerOf(firingActions)
+  t.ok(again, 'the timer is armed again')
+  const [stillOne] = transition(changeRequestMachine, firing, again!.event as never)
+  t.equal(stillOne.context.queue.length, 0, 'a tick while the failure is in flight gives nothing more')
+
+  const [failed, failedActions] = transition(changeRequestMachine, stillOne, appendDone(stillOne.context.inFlight!.events, 40) as never)
+  t.match(failed.context.request, { state: 'Scheduled', schedule: { status: 'failed' } })
+  t.match(reportsOf(failedActions), [{ type: 'committed', records: [{ id: 40 }], answers: [{ ticket: undefined }] }])
+  const [after] = transition(changeRequestMachine, failed, (timerOf(failedActions) ?? again)!.event as never)
+  t.equal(after.context.queue.length, 0, 'a failed schedule gives nothing more')
+  t.equal(after.context.inFlight, undefined)
+})
+
+t.test('a schedule not yet due waits; when due, the request applies itself through the coordinated apply', async (t) => {
+  const { env, setNow } = scheduledEnv('2024-05-02T09:00:00.000Z', '2024-05-02T08:00:00.000Z')
+  const [restored, actions] = initialTransition(changeRequestMachine, { request: requestIn('Scheduled'), env })
+  t.equal(timerOf(actions)?.delay, 100, "an hour early: the next tick is at the scheduler's granularity")
+  const [waiting] = transition(changeRequestMachine, restored, timerOf(actions)!.event as never)
+  t.same(waiting.context.queue, [], 'not yet')
+
+  setNow('2024-05-02T10:00:00.000Z')
+  const [applying] = transition(changeRequestMachine, waiting, timerOf(actions)!.event as never)
+  t.same(applying.value, { life: { scheduled: 'waiting' }, writer: { coordinating: 'acquiring' } }, 'it holds its project to apply')
+  t.match(applying.context.plan, { kind: 'apply', scheduled: true, plan: { projectId: 'web', step: { type: 'state.apply' } } })
 })

@@ -1,23 +1,25 @@
 import t from 'tap'
-import { Dispatcher } from '../../src/actors/dispatch.js'
+import { CommitPipeline } from '../../src/actors/commit-pipeline.js'
+import { Dispatcher, indexKeysOf } from '../../src/actors/dispatch.js'
 import { recover } from '../../src/actors/recovery.js'
 import { Registry } from '../../src/actors/registry.js'
-import { buildWorld } from '../../src/actors/world.js'
 import { DomainError } from '../../src/domain/errors.js'
 import type { CommandMeta, EventRecord } from '../../src/domain/events.js'
 import { EventLog, type EventLogOptions } from '../../src/store/log.js'
 import { featureInput, projectInput } from '../domain/fixtures/scenario.js'
 
-// One write end to end below HTTP: actor decides, the log commits, then the committed view moves.
+// One write end to end below HTTP: the actor decides, appends, and once the log commits its committed
+// state moves and the commit goes through the pipeline.
 
 const meta = (): CommandMeta => ({ now: '2024-01-01T00:00:00.000Z', actor: { name: 'admin', userId: 1 } })
 
 const start = (path: string, options: EventLogOptions = {}) => {
   const log = EventLog.open(path, options)
   const recovered = recover(log)
-  const registry = new Registry(recovered.instance, recovered.projects, recovered.lastId, recovered.changeRequests)
   const fatal: unknown[] = []
-  const dispatcher = new Dispatcher(log, registry, () => buildWorld(registry), (error) => fatal.push(error))
+  const registry = new Registry(recovered, { log, indexKeysOf, onCommitFailed: (error) => fatal.push(error) })
+  const dispatcher = new Dispatcher(registry)
+  registry.start(new CommitPipeline({}, recovered.lastId))
   return { log, registry, dispatcher, fatal }
 }
 
@@ -40,7 +42,8 @@ t.test('a decided command is committed with log ids, then published', async (t) 
   const created = await dispatcher.toProject('web', { type: 'project.create', id: 'web', input: projectInput({ name: 'web' }), meta: meta() })
   t.same(created.map((r) => [r.id, r.type, r.project]), [[2, 'project-created', 'web']])
   const pending = dispatcher.toProject('web', { type: 'feature.create', input: featureInput({ name: 'checkout' }), meta: meta() })
-  t.ok(registry.project('web')?.getSnapshot().context.state?.features.has('checkout'), 'decided at once')
+  t.ok(registry.project('web')?.getSnapshot().context.inFlight?.state?.features.has('checkout'), 'decided at once: the decision is in flight')
+  t.equal(log.lastId, 3, 'and appended in the same step')
   t.notOk(registry.committedProjects.get('web')?.features.has('checkout'), 'not committed before the log says so')
   const [feature] = await pending
   t.equal(feature.id, 3)
@@ -124,7 +127,8 @@ t.test('a failed commit (a full disk) is a 503 that changes nothing, and the nex
   ]
   t.same(await Promise.all(lost.map(kindOf)), ['ServiceUnavailableError', 'ServiceUnavailableError'])
   t.equal(fatal.length, 2, 'each failure is reported')
-  t.notOk(registry.project('web')?.getSnapshot().context.state?.features.has('lost-1'), 'decided state is back to the committed one')
+  t.notOk(registry.project('web')?.getSnapshot().context.state?.features.has('lost-1'), 'the committed state is as it was')
+  t.equal(registry.project('web')?.getSnapshot().context.inFlight, undefined, 'nothing is left in flight')
   t.notOk(registry.committedProjects.get('web')?.features.has('lost-2'))
   t.equal(log.lastId, 2, 'the lost ids are handed out again')
 

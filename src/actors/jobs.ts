@@ -1,0 +1,80 @@
+import { fromPromise } from 'xstate'
+import { DomainError, type Result } from '../domain/errors.js'
+import type { EventDraft, EventRecord } from '../domain/events.js'
+
+// A caller waiting for the answer to its command is known to the actor by a ticket; the registry
+// keeps the promise that the ticket settles. Commands an actor gives itself (timers) have none.
+export type Ticket = number
+
+// One accepted command's events inside an append: records[from, from + count).
+export interface Answer {
+  ticket: Ticket | undefined
+  from: number
+  count: number
+}
+
+// The decision in flight: what the actor appended and will become once the append commits.
+export interface InFlight<S> {
+  state: S
+  events: EventDraft[]
+  answers: Answer[]
+}
+
+// What an actor reports (XState `emit`, heard by the registry). Emitted events run after the
+// actor's snapshot is updated, so a listener reading the actor sees the state it reports.
+export type Report =
+  | { type: 'refused'; ticket: Ticket | undefined; error: DomainError }
+  | { type: 'answered'; ticket: Ticket | undefined }
+  | { type: 'committed'; records: EventRecord[]; commitSeconds: number; answers: Answer[] }
+  | { type: 'commitFailed'; error: unknown; tickets: (Ticket | undefined)[] }
+  | { type: 'granted'; ticket: Ticket }
+
+// The one append every actor invokes: the registry provides the implementation over the EventLog.
+export interface AppendInput {
+  events: EventDraft[]
+}
+export interface Appended {
+  records: EventRecord[]
+  commitSeconds: number
+}
+// Without a log (a machine run on its own, in a test) an append never commits.
+export const noLog = fromPromise<Appended, AppendInput>(async () => {
+  throw new Error('this actor has no log to append to')
+})
+
+export const commitFailure = () =>
+  new DomainError('ServiceUnavailableError', 'The change could not be stored (is the disk full?); nothing was changed. Try again later.')
+
+// Commands that queued up while an actor committed, decided in order, each against the state the one
+// before it left; a refusal refuses only its own command.
+export interface Batch<S> {
+  state: S
+  events: EventDraft[]
+  accepted: Answer[]
+  refused: { ticket: Ticket | undefined; error: DomainError }[]
+}
+
+export const decideInOrder = <S, C>(
+  state: S,
+  commands: readonly { command: C; ticket: Ticket | undefined }[],
+  decide: (state: S, command: C) => Result<{ events: EventDraft[]; state: S }>,
+): Batch<S> => {
+  const batch: Batch<S> = { state, events: [], accepted: [], refused: [] }
+  for (const { command, ticket } of commands) {
+    const result = decide(batch.state, command)
+    if (!result.ok) {
+      batch.refused.push({ ticket, error: result.error })
+      continue
+    }
+    batch.accepted.push({ ticket, from: batch.events.length, count: result.value.events.length })
+    batch.events.push(...result.value.events)
+    batch.state = result.value.state
+  }
+  return batch
+}
+
+// The commands at the head of a queue, up to the first job that is not a command.
+export const leadingCommands = <J extends { kind: string }>(queue: readonly J[]): J[] => {
+  const end = queue.findIndex((job) => job.kind !== 'command')
+  return end < 0 ? [...queue] : queue.slice(0, end)
+}
