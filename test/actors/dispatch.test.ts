@@ -140,3 +140,83 @@ t.test('a failed commit (a full disk) is a 503 that changes nothing, and the nex
   t.same(Array.from(reopened.from(1), (record) => record.id), [1, 2, 3], 'the log holds no gap')
   await reopened.close()
 })
+
+const setUp = async (path: string, options: EventLogOptions = {}, projects = ['web']) => {
+  const started = start(path, options)
+  await started.dispatcher.toInstance({ type: 'environment.create', input: { name: 'development', type: 'development', enabled: true }, meta: meta() })
+  for (const id of projects) await started.dispatcher.toProject(id, { type: 'project.create', id, input: projectInput({ name: id }), meta: meta() })
+  return started
+}
+
+t.test('commands that queue while their project commits are decided together and appended at once', async (t) => {
+  const { log, dispatcher } = await setUp(t.testdir())
+  t.teardown(() => log.close())
+  const appends: number[][] = []
+  dispatcher.onCommitted((records) => appends.push(records.map((r) => r.id)))
+  const names = Array.from({ length: 12 }, (_, i) => `g${i}`)
+  const results = await Promise.all(names.map((name) => dispatcher.toProject('web', { type: 'feature.create', input: featureInput({ name }), meta: meta() })))
+  t.same(appends, [[3], names.slice(1).map((_, i) => i + 4)], 'the first alone; the eleven that waited in one append')
+  t.same(results.map((records) => records.map((r) => r.featureName)), names.map((name) => [name]), 'each caller gets its own records')
+})
+
+t.test('two projects creating the same flag name at once: the second decision sees the first in flight', async (t) => {
+  const { log, dispatcher, registry } = await setUp(t.testdir(), {}, ['a', 'b'])
+  t.teardown(() => log.close())
+  const inA = dispatcher.toProject('a', { type: 'feature.create', input: featureInput({ name: 'same' }), meta: meta() })
+  const inB = dispatcher.toProject('b', { type: 'feature.create', input: featureInput({ name: 'same' }), meta: meta() })
+  t.same(await Promise.all([kindOf(inA), kindOf(inB)]), ['resolved', 'NameExistsError'])
+  t.ok(registry.committedProjects.get('a')?.features.has('same'))
+  t.notOk(registry.committedProjects.get('b')?.features.has('same'))
+})
+
+t.test('coordinators holding the same projects in opposite orders all finish (one global order)', async (t) => {
+  const { log, dispatcher, registry } = await setUp(t.testdir(), {}, ['a', 'b'])
+  t.teardown(() => log.close())
+  await dispatcher.toProject('a', { type: 'feature.create', input: featureInput({ name: 'x' }), meta: meta() })
+  await dispatcher.toProject('b', { type: 'feature.create', input: featureInput({ name: 'y' }), meta: meta() })
+  const all = Promise.all([
+    kindOf(dispatcher.moveFeature('a', 'b', 'x', meta())),
+    kindOf(dispatcher.toProject('b', { type: 'feature.create', input: featureInput({ name: 'z' }), meta: meta() })),
+    kindOf(dispatcher.moveFeature('b', 'a', 'y', meta())),
+    kindOf(dispatcher.together([{ projectId: 'b', command: { type: 'feature.update', name: 'z', input: { description: 'both' }, meta: meta() } }, { projectId: 'a', command: { type: 'feature.update', name: 'y', input: { description: 'both' }, meta: meta() } }], [])),
+    kindOf(dispatcher.toProject('a', { type: 'feature.create', input: featureInput({ name: 'w' }), meta: meta() })),
+  ])
+  const timeout = new Promise((resolve) => setTimeout(() => resolve('deadlock'), 5000).unref())
+  t.same(await Promise.race([all, timeout]), ['resolved', 'resolved', 'resolved', 'resolved', 'resolved'])
+  t.same([...registry.committedProjects.get('a')!.features.keys()].sort(), ['w', 'y'])
+  t.same([...registry.committedProjects.get('b')!.features.keys()].sort(), ['x', 'z'])
+  t.equal(registry.committedProjects.get('a')!.features.get('y')?.description, 'both', 'the together after the moves saw them')
+})
+
+t.test('a coordinated commit that fails changes no project; the next one goes through', async (t) => {
+  let diskFull = false
+  const { log, dispatcher, registry, fatal } = await setUp(t.testdir(), { writeGate: () => { if (diskFull) throw new Error('MDB_MAP_FULL') } }, ['a', 'b'])
+  t.teardown(() => log.close())
+  await dispatcher.toProject('a', { type: 'feature.create', input: featureInput({ name: 'x' }), meta: meta() })
+  const before = [registry.committedProjects.get('a'), registry.committedProjects.get('b')]
+  diskFull = true
+  t.equal(await kindOf(dispatcher.moveFeature('a', 'b', 'x', meta())), 'ServiceUnavailableError')
+  t.equal(fatal.length, 1)
+  t.equal(registry.committedProjects.get('a'), before[0], 'the source as it was')
+  t.equal(registry.committedProjects.get('b'), before[1], 'the target as it was')
+  t.same([...registry.decidedProjects()].map(([id, state]) => [id, state.features.has('x')]), [['a', true], ['b', false]], 'nothing left in flight')
+  diskFull = false
+  t.equal(await kindOf(dispatcher.moveFeature('a', 'b', 'x', meta())), 'resolved')
+  t.ok(registry.committedProjects.get('b')?.features.has('x'))
+})
+
+t.test('a plan that waited for the instance cannot leave a project with the environment it deletes', async (t) => {
+  const { log, dispatcher, registry } = await setUp(t.testdir())
+  t.teardown(() => log.close())
+  await dispatcher.toInstance({ type: 'environment.create', input: { name: 'staging', type: 'test', enabled: true }, meta: meta() })
+  // The instance is busy; the deletion is planned now, while no project uses staging.
+  const busy = dispatcher.toInstance({ type: 'environment.create', input: { name: 'qa', type: 'test', enabled: true }, meta: meta() })
+  const steps = [...registry.decidedProjects()].filter(([, p]) => p.environments.has('staging')).map(([projectId]) => ({ projectId, command: { type: 'projectEnvironment.dropDeleted' as const, environment: 'staging', meta: meta() } }))
+  const deletion = dispatcher.together(steps, [{ type: 'environment.delete', name: 'staging', meta: meta() }])
+  // Meanwhile a project takes staging up.
+  const added = dispatcher.toProject('web', { type: 'projectEnvironment.add', input: { environment: 'staging' }, defaultStrategy: null, meta: meta() })
+  t.same(await Promise.all([kindOf(busy), kindOf(added), kindOf(deletion)]), ['resolved', 'resolved', 'ConflictError'])
+  await t.rejects(deletion, { message: /Project web started using environment staging while it was being deleted/ })
+  t.ok(registry.committedInstance.environments.has('staging'), 'the environment is still there')
+  t.ok(registry.committedProjects.get('web')?.environments.has('staging'), 'for the project that uses it')
+})
