@@ -124,6 +124,8 @@ export const changeRequestMachine = setup({
   },
   actors: { append: noLog, acquire: noAcquire },
   delays: {
+    // The next turn of the event loop (the registry's clock runs a delay of 0 with setImmediate).
+    gather: 0,
     // Until the time comes, or a tick of the scheduler's granularity (the clock may be moved).
     scheduleTick: ({ context }) => {
       const schedule = context.env?.schedule
@@ -261,10 +263,12 @@ export const changeRequestMachine = setup({
           always: [
             { guard: 'applyRefused', actions: 'refuseApply' },
             { guard: 'applyFirst', target: 'coordinating', actions: 'takePlan' },
-            { guard: 'commandFirst', target: 'deciding' },
+            { guard: 'commandFirst', target: 'gathering' },
           ],
           on: { replicated: { actions: 'replicate' } },
         },
+        // Commands that arrive in the same turn of the event loop are decided together.
+        gathering: { after: { gather: 'deciding' } },
         deciding: {
           entry: 'decideQueued',
           always: [{ guard: 'hasInFlight', target: 'committing' }, { target: 'idle' }],

@@ -66,6 +66,10 @@ export const instanceMachine = setup({
     emitted: {} as Report,
   },
   actors: { append: noLog, acquire: noAcquire },
+  delays: {
+    // The next turn of the event loop (the registry's clock runs a delay of 0 with setImmediate).
+    gather: 0,
+  },
   guards: {
     holdFirst: ({ context }) => context.queue[0]?.kind === 'hold',
     planFirst: ({ context }) => context.queue[0]?.kind === 'plan',
@@ -152,10 +156,12 @@ export const instanceMachine = setup({
       always: [
         { guard: 'holdFirst', target: 'held', actions: 'grantHold' },
         { guard: 'planFirst', target: 'coordinating', actions: 'takePlan' },
-        { guard: 'commandFirst', target: 'deciding' },
+        { guard: 'commandFirst', target: 'gathering' },
       ],
       on: { replicated: { actions: 'replicate' } },
     },
+    // Commands that arrive in the same turn of the event loop are decided together.
+    gathering: { after: { gather: 'deciding' } },
     deciding: {
       entry: 'decideQueued',
       always: [{ guard: 'hasInFlight', target: 'committing' }, { target: 'idle' }],

@@ -88,6 +88,8 @@ export const projectMachine = setup({
   },
   actors: { append: noLog },
   delays: {
+    // The next turn of the event loop (the registry's clock runs a delay of 0 with setImmediate).
+    gather: 0,
     staleCheck: ({ context }) => context.env?.staleness?.everyMs ?? 60_000,
   },
   guards: {
@@ -186,10 +188,12 @@ export const projectMachine = setup({
             idle: {
               always: [
                 { guard: 'holdFirst', target: 'held', actions: 'grantHold' },
-                { guard: 'commandFirst', target: 'deciding' },
+                { guard: 'commandFirst', target: 'gathering' },
               ],
               on: { replicated: { actions: 'replicate' } },
             },
+            // Commands that arrive in the same turn of the event loop are decided together.
+            gathering: { after: { gather: 'deciding' } },
             deciding: {
               entry: 'decideQueued',
               always: [{ guard: 'hasInFlight', target: 'committing' }, { target: 'idle' }],

@@ -49,15 +49,22 @@ export interface Recovered {
   lastId: number
 }
 
-// Timers of every actor are the Node timers, unref'd: a pending schedule does not keep a stopped
-// server's process alive.
-const unrefClock = {
-  setTimeout: (fn: (...args: unknown[]) => void, ms: number) => {
+// The actors' clock: Node timers, unref'd (a pending schedule does not keep a stopped server's process
+// alive); a delay of 0 is the next turn of the event loop (setImmediate: an actor gathers the commands
+// that arrive in one turn before it decides them, without setTimeout's millisecond).
+type ClockHandle = { immediate: NodeJS.Immediate } | { timer: NodeJS.Timeout }
+const actorClock = {
+  setTimeout: (fn: (...args: unknown[]) => void, ms: number): ClockHandle => {
+    if (ms <= 0) return { immediate: setImmediate(fn) }
     const timer = setTimeout(fn, ms)
     timer.unref()
-    return timer
+    return { timer }
   },
-  clearTimeout: (timer: unknown) => clearTimeout(timer as NodeJS.Timeout),
+  clearTimeout: (handle: unknown) => {
+    const h = handle as ClockHandle
+    if ('immediate' in h) clearImmediate(h.immediate)
+    else clearTimeout(h.timer)
+  },
 }
 
 // The committed state of each actor of one kind, as a read-only map (a view: the state lives in the actors).
@@ -367,12 +374,12 @@ export class Registry {
   }
 
   private createInstance(state: InstanceState): InstanceActor {
-    return this.watch(createActor(this.instanceLogic, { input: { state, env: this.instanceEnv }, clock: unrefClock }), () => undefined)
+    return this.watch(createActor(this.instanceLogic, { input: { state, env: this.instanceEnv }, clock: actorClock }), () => undefined)
   }
 
   private spawnProject(id: string, state: ProjectState | undefined): ProjectActor {
     const actor: ProjectActor = this.watch(
-      createActor(this.projectLogic, { input: { id, state, env: this.projectEnv }, clock: unrefClock }),
+      createActor(this.projectLogic, { input: { id, state, env: this.projectEnv }, clock: actorClock }),
       () => {
         if (this.projects.get(id) === actor) this.projects.delete(id)
       },
@@ -385,7 +392,7 @@ export class Registry {
 
   private spawnChangeRequest(id: number, request: ChangeRequest | undefined): ChangeRequestActor {
     const actor: ChangeRequestActor = this.watch(
-      createActor(this.changeRequestLogic, { input: { id, request, env: this.changeRequestEnv }, clock: unrefClock }),
+      createActor(this.changeRequestLogic, { input: { id, request, env: this.changeRequestEnv }, clock: actorClock }),
       () => {
         if (this.changeRequestActors.get(id) === actor) this.changeRequestActors.delete(id)
       },

@@ -7,7 +7,7 @@ import type { ChangeRequestCommand, ChangeRequestCommandType } from '../../src/d
 import type { ChangeRequestStateName } from '../../src/schemas/change-requests.js'
 import { emptyInstance } from '../../src/domain/instance-state.js'
 import { Scenario, environment } from '../domain/fixtures/scenario.js'
-import { Driver, appendDone, nodeOf as regionNode, reportsOf } from '../helpers/machines.js'
+import { Driver, appendDone, decideNow, nodeOf as regionNode, reportsOf } from '../helpers/machines.js'
 
 // The machine's table: for every state of a request, which steps it takes and which it refuses.
 // Every refused step is answered with a 'rejected' decision whose message names the state and the step,
@@ -336,19 +336,19 @@ t.test('a schedule missed while the server was down is marked failed when the ac
   const timer = timerOf(actions)
   t.equal(timer?.delay, 0, 'already due: the timer fires at once')
 
-  const [firing, firingActions] = transition(changeRequestMachine, restored, timer!.event as never)
+  const [firing, firingActions] = decideNow(changeRequestMachine, restored, timer!.event)
   t.equal(regionNode(firing, ['writer']), 'committing')
   t.same(firing.context.inFlight?.events.map((e) => e.type), ['change-request-scheduled-application-failure'])
   t.match(firing.context.inFlight?.events[0].data, { reason: 'The server was not running at the scheduled time.' })
   const again = timerOf(firingActions)
   t.ok(again, 'the timer is armed again')
-  const [stillOne] = transition(changeRequestMachine, firing, again!.event as never)
+  const [stillOne] = decideNow(changeRequestMachine, firing, again!.event)
   t.equal(stillOne.context.queue.length, 0, 'a tick while the failure is in flight gives nothing more')
 
-  const [failed, failedActions] = transition(changeRequestMachine, stillOne, appendDone(stillOne.context.inFlight!.events, 40) as never)
+  const [failed, failedActions] = decideNow(changeRequestMachine, stillOne, appendDone(stillOne.context.inFlight!.events, 40))
   t.match(failed.context.request, { state: 'Scheduled', schedule: { status: 'failed' } })
   t.match(reportsOf(failedActions), [{ type: 'committed', records: [{ id: 40 }], answers: [{ ticket: undefined }] }])
-  const [after] = transition(changeRequestMachine, failed, (timerOf(failedActions) ?? again)!.event as never)
+  const [after] = decideNow(changeRequestMachine, failed, (timerOf(failedActions) ?? again)!.event)
   t.equal(after.context.queue.length, 0, 'a failed schedule gives nothing more')
   t.equal(after.context.inFlight, undefined)
 })
@@ -357,11 +357,11 @@ t.test('a schedule not yet due waits; when due, the request applies itself throu
   const { env, setNow } = scheduledEnv('2024-05-02T09:00:00.000Z', '2024-05-02T08:00:00.000Z')
   const [restored, actions] = initialTransition(changeRequestMachine, { request: requestIn('Scheduled'), env })
   t.equal(timerOf(actions)?.delay, 100, "an hour early: the next tick is at the scheduler's granularity")
-  const [waiting] = transition(changeRequestMachine, restored, timerOf(actions)!.event as never)
+  const [waiting] = decideNow(changeRequestMachine, restored, timerOf(actions)!.event)
   t.same(waiting.context.queue, [], 'not yet')
 
   setNow('2024-05-02T10:00:00.000Z')
-  const [applying] = transition(changeRequestMachine, waiting, timerOf(actions)!.event as never)
+  const [applying] = decideNow(changeRequestMachine, waiting, timerOf(actions)!.event)
   t.same(applying.value, { life: { scheduled: 'waiting' }, writer: { coordinating: 'acquiring' } }, 'it holds its project to apply')
   t.match(applying.context.plan, { kind: 'apply', scheduled: true, plan: { projectId: 'web', step: { type: 'state.apply' } } })
 })

@@ -4,7 +4,7 @@ import { projectMachine } from '../../src/actors/project.machine.js'
 import type { ProjectCommand } from '../../src/domain/project.js'
 import type { ProjectState } from '../../src/domain/project-state.js'
 import { Scenario, featureInput, projectInput, valueOf, type ProjectCommandInput } from '../domain/fixtures/scenario.js'
-import { appendDone, command as asCommand, nodeOf, reportsOf, step } from '../helpers/machines.js'
+import { appendDone, command as asCommand, decideNow, nodeOf, reportsOf, step } from '../helpers/machines.js'
 
 // Pure transitions only: no actor is started, no action runs; what the machine reports is read from
 // the returned `xstate.emit` actions, and its append is committed by the done event of the invoked
@@ -189,7 +189,10 @@ const writerOf = (snapshot: Snapshot) => nodeOf(snapshot, ['live', 'writer'])
 
 t.test('a decided command waits in committing for its append; the committed state moves only when it is done', async (t) => {
   const [snapshot, before] = active()
-  const [committing, actions] = transition(projectMachine, snapshot, asCommand(command({ type: 'feature.create', input: featureInput({ name: 'checkout' }) }), 7))
+  const create = asCommand(command({ type: 'feature.create', input: featureInput({ name: 'checkout' }) }), 7)
+  const [gathering] = transition(projectMachine, snapshot, create)
+  t.equal(writerOf(gathering), 'gathering', 'an idle project first waits one turn of the event loop for more commands')
+  const [committing, actions] = decideNow(projectMachine, snapshot, create)
   t.equal(writerOf(committing), 'committing')
   t.same(reportsOf(actions), [], 'nothing is answered before the commit')
   t.equal(committing.context.state, before, 'the committed state is the one before')
@@ -197,7 +200,7 @@ t.test('a decided command waits in committing for its append; the committed stat
   t.ok(committing.context.inFlight?.state?.features.has('checkout'))
   t.ok(committing.children.append, 'the append is an invoked actor')
 
-  const [done, doneActions] = transition(projectMachine, committing, appendDone(committing.context.inFlight!.events, 3) as never)
+  const [done, doneActions] = decideNow(projectMachine, committing, appendDone(committing.context.inFlight!.events, 3))
   t.equal(writerOf(done), 'idle')
   t.equal(done.context.state, committing.context.inFlight?.state, 'the decided state, now committed')
   t.equal(done.context.inFlight, undefined)
@@ -206,7 +209,7 @@ t.test('a decided command waits in committing for its append; the committed stat
 
 t.test('commands that arrive while committing wait, then are decided in order and appended at once', async (t) => {
   const [snapshot] = active()
-  let [s] = transition(projectMachine, snapshot, asCommand(command({ type: 'feature.create', input: featureInput({ name: 'a' }) }), 1))
+  let [s] = decideNow(projectMachine, snapshot, asCommand(command({ type: 'feature.create', input: featureInput({ name: 'a' }) }), 1))
   for (const [ticket, input] of [
     [2, command({ type: 'feature.create', input: featureInput({ name: 'b' }) })],
     [3, command({ type: 'feature.archive', names: ['nope'] })],
@@ -219,7 +222,7 @@ t.test('commands that arrive while committing wait, then are decided in order an
   t.equal(s.context.queue.length, 3)
   t.same(s.context.inFlight?.events.map((e) => e.featureName), ['a'], 'the first append is not touched')
 
-  const [next, actions] = transition(projectMachine, s, appendDone(s.context.inFlight!.events, 3) as never)
+  const [next, actions] = decideNow(projectMachine, s, appendDone(s.context.inFlight!.events, 3))
   const reports = reportsOf(actions)
   t.match(reports[0], { type: 'committed', answers: [{ ticket: 1 }] }, 'the first commit is reported')
   t.match(reports[1], { type: 'refused', ticket: 3, error: { kind: 'NotFoundError' } }, 'archiving a flag that does not exist is refused, alone')
@@ -231,7 +234,7 @@ t.test('commands that arrive while committing wait, then are decided in order an
 
 t.test('a failed append leaves the committed state as it was and reports who was refused', async (t) => {
   const [snapshot, before] = active()
-  const [committing] = transition(projectMachine, snapshot, asCommand(command({ type: 'feature.create', input: featureInput({ name: 'lost' }) }), 5))
+  const [committing] = decideNow(projectMachine, snapshot, asCommand(command({ type: 'feature.create', input: featureInput({ name: 'lost' }) }), 5))
   const [failed, actions] = transition(projectMachine, committing, { type: 'xstate.error.actor.append', actorId: 'append', error: new Error('MDB_MAP_FULL') } as never)
   t.equal(writerOf(failed), 'idle')
   t.equal(failed.context.state, before, 'nothing changed')
@@ -250,7 +253,7 @@ t.test('a held project decides nothing of its own until it is released', async (
   const lentState = { ...before, features: before.features }
   const [lent] = transition(projectMachine, waiting, { type: 'lend', state: lentState })
   t.equal(lent.context.inFlight?.state, lentState, "the coordinator's decision is in flight here")
-  const [released] = transition(projectMachine, lent, { type: 'release', committed: true, state: lentState })
+  const [released] = decideNow(projectMachine, lent, { type: 'release', committed: true, state: lentState })
   t.equal(released.context.state, lentState, 'released with the committed state')
   t.equal(writerOf(released), 'committing', 'then the waiting command is decided')
 })

@@ -41,12 +41,31 @@ export interface Step<M extends AnyStateMachine> {
   decisions: Decision[]
 }
 
+type Action = { type: string; params?: unknown }
+
+// An idle actor gathers the commands of one turn of the event loop before it decides them: a delayed
+// event (`after: { gather }`), delivered here as the actor's clock would deliver it.
+const gatheringOf = (actions: readonly Action[]) =>
+  actions.find((a) => a.type === 'xstate.raise' && String((a.params as { event?: { type?: string } }).event?.type).includes('.gathering'))
+
+// transition(), then the turn of the event loop that ends any gathering: the snapshot with the
+// commands decided, and every action on the way.
+export const decideNow = <M extends AnyStateMachine>(machine: M, snapshot: SnapshotFrom<M>, event: unknown): [SnapshotFrom<M>, Action[]] => {
+  let [next, actions] = transition(machine, snapshot, event as never) as [SnapshotFrom<M>, Action[]]
+  for (let gather = gatheringOf(actions); gather; gather = gatheringOf(actions)) {
+    const [after, more] = transition(machine, next, (gather.params as { event: never }).event) as [SnapshotFrom<M>, Action[]]
+    next = after
+    actions = [...actions.filter((a) => a !== gather), ...more]
+  }
+  return [next, actions]
+}
+
 export const step = <M extends AnyStateMachine>(machine: M, snapshot: SnapshotFrom<M>, event: unknown): Step<M> => {
-  const [decided, actions] = transition(machine, snapshot, event as never)
+  const [decided, actions] = decideNow(machine, snapshot, event)
   const reports = reportsOf(actions)
   const inFlight = (decided as WithInFlight).context.inFlight
   if (!inFlight || inFlight.events.length === 0) return { next: decided, committing: undefined, reports, decisions: decisionsOf(reports) }
-  const [next, commitActions] = transition(machine, decided, appendDone(inFlight.events) as never)
+  const [next, commitActions] = decideNow(machine, decided, appendDone(inFlight.events))
   reports.push(...reportsOf(commitActions))
   return { next, committing: decided, reports, decisions: decisionsOf(reports) }
 }
