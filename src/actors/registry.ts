@@ -313,7 +313,12 @@ export class Registry {
     const log = this.options.log
     if (!log) return Promise.reject(new Error('a read replica appends nothing'))
     const started = performance.now()
-    const appended = log.append<EventRecord & StoredRecord>(input.events, this.options.indexKeysOf)
+    let appended: ReturnType<typeof log.append<EventRecord & StoredRecord>>
+    try {
+      appended = log.append<EventRecord & StoredRecord>(input.events, this.options.indexKeysOf)
+    } catch (error) {
+      return Promise.reject(error)
+    }
     const inOrder = this.tail.then(() => appended.committed)
     this.tail = inOrder.catch(() => undefined)
     return inOrder.then(() => ({ records: appended.records, commitSeconds: (performance.now() - started) / 1000 }))
