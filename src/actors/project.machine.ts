@@ -44,6 +44,9 @@ export interface ProjectContext {
   state: ProjectState | undefined
   queue: readonly ProjectJob[]
   inFlight: InFlight<ProjectState | undefined> | undefined
+  // A commit not reported yet: it is reported once the next append (of the commands that waited for
+  // it) has been made, so that the next sync overlaps the replies to this one.
+  report: Extract<Report, { type: 'committed' }> | undefined
   env: ProjectEnv | undefined
 }
 
@@ -100,6 +103,7 @@ export const projectMachine = setup({
     isGone: ({ context }) => context.state === undefined,
     // The commit deletes the project and nothing waits for it: the actor is done.
     deletesLast: ({ context }) => context.state !== undefined && context.inFlight?.state === undefined && context.queue.length === 0,
+    hasReport: ({ context }) => context.report !== undefined,
     checksStaleness: ({ context }) => context.env?.staleness !== undefined,
   },
   actions: {
@@ -125,10 +129,13 @@ export const projectMachine = setup({
       enqueue.assign({ queue: context.queue.slice(1) })
       enqueue.emit({ type: 'granted', ticket: job.ticket })
     }),
-    commit: enqueueActions(({ context, event, enqueue }) => {
+    commit: assign(({ context, event }) => {
       const { records, commitSeconds } = (event as unknown as { output: Appended }).output
-      enqueue.assign({ state: context.inFlight!.state, inFlight: undefined })
-      enqueue.emit({ type: 'committed', records, commitSeconds, answers: context.inFlight!.answers })
+      return { state: context.inFlight!.state, inFlight: undefined, report: { type: 'committed' as const, records, commitSeconds, answers: context.inFlight!.answers } }
+    }),
+    report: enqueueActions(({ context, enqueue }) => {
+      enqueue.emit(context.report!)
+      enqueue.assign({ report: undefined })
     }),
     dropInFlight: enqueueActions(({ context, event, enqueue }) => {
       enqueue.emit({ type: 'commitFailed', error: (event as unknown as { error: unknown }).error, tickets: context.inFlight!.answers.map((a) => a.ticket) })
@@ -156,7 +163,7 @@ export const projectMachine = setup({
   },
 }).createMachine({
   id: 'project',
-  context: ({ input }) => ({ id: input.id ?? input.state?.settings.id ?? '', state: input.state, queue: [], inFlight: undefined, env: input.env }),
+  context: ({ input }) => ({ id: input.id ?? input.state?.settings.id ?? '', state: input.state, queue: [], inFlight: undefined, report: undefined, env: input.env }),
   initial: 'live',
   states: {
     live: {
@@ -184,6 +191,8 @@ export const projectMachine = setup({
         },
         writer: {
           initial: 'idle',
+          // Once the writer has settled (the next append, if any, made), the last commit is reported.
+          always: { guard: 'hasReport', actions: 'report' },
           states: {
             idle: {
               always: [
@@ -206,7 +215,9 @@ export const projectMachine = setup({
                 src: 'append',
                 input: ({ context }) => ({ events: context.inFlight!.events }),
                 onDone: [
-                  { guard: 'deletesLast', target: '#project.deleted', actions: 'commit' },
+                  { guard: 'deletesLast', target: '#project.deleted', actions: ['commit', 'report'] },
+                  // The commands that waited are decided and appended at once, before this commit is reported.
+                  { guard: 'commandFirst', target: 'deciding', actions: 'commit' },
                   { target: 'idle', actions: 'commit' },
                 ],
                 onError: { target: 'idle', actions: 'dropInFlight' },
