@@ -78,3 +78,25 @@ export const leadingCommands = <J extends { kind: string }>(queue: readonly J[])
   const end = queue.findIndex((job) => job.kind !== 'command')
   return end < 0 ? [...queue] : queue.slice(0, end)
 }
+
+// Group commit: how many commands an actor waits for before it decides, and how long at most. When
+// an append of n commands commits with m more waiting, the actor expects n + m: the m, and the n
+// callers it is about to answer coming back. It waits for them for at most as long as that commit
+// took: when they come back within it, one sync serves them all instead of two (under steady load the
+// callers otherwise split into groups that take turns, each paying a whole commit); when they do not,
+// the wait costs at most one commit and the next expectation is what did come. A hold or plan behind
+// the commands is never kept waiting.
+export interface Gathering {
+  expected: number
+  waitMs: number
+}
+export const firstGathering: Gathering = { expected: 1, waitMs: 0 }
+const longestGatherMs = 20
+export const gatheringAfter = (committed: number, commitSeconds: number): Gathering => ({
+  expected: Math.max(1, committed),
+  waitMs: Math.min(longestGatherMs, Math.max(0, commitSeconds * 1000)),
+})
+export const gathered = <J extends { kind: string }>(queue: readonly J[], gathering: Gathering): boolean => {
+  const commands = leadingCommands(queue).length
+  return commands < queue.length || commands >= gathering.expected
+}

@@ -10,7 +10,7 @@ import type { ProjectState } from '../domain/project-state.js'
 import { potentiallyStaleCandidates } from '../domain/staleness.js'
 import type { DistributiveOmit } from '../domain/type-utils.js'
 import type { ProjectWorld } from '../domain/world.js'
-import { decideInOrder, leadingCommands, noLog, type Appended, type InFlight, type Report, type Ticket } from './jobs.js'
+import { decideInOrder, firstGathering, gathered, gatheringAfter, leadingCommands, noLog, type Appended, type Gathering, type InFlight, type Report, type Ticket } from './jobs.js'
 
 // A project command as callers send it: the actor gives it the world when it decides it.
 export type ProjectCommandInput = DistributiveOmit<ProjectCommand, 'world'>
@@ -47,6 +47,8 @@ export interface ProjectContext {
   // A commit not reported yet: it is reported once the next append (of the commands that waited for
   // it) has been made, so that the next sync overlaps the replies to this one.
   report: Extract<Report, { type: 'committed' }> | undefined
+  // How many commands to wait for before deciding, and for how long (see jobs.ts).
+  gathering: Gathering
   env: ProjectEnv | undefined
 }
 
@@ -91,8 +93,9 @@ export const projectMachine = setup({
   },
   actors: { append: noLog },
   delays: {
-    // The next turn of the event loop (the registry's clock runs a delay of 0 with setImmediate).
-    gather: 0,
+    // At most as long as the last commit took (0: the next turn of the event loop, which the
+    // registry's clock runs with setImmediate).
+    gather: ({ context }) => context.gathering.waitMs,
     staleCheck: ({ context }) => context.env?.staleness?.everyMs ?? 60_000,
   },
   guards: {
@@ -104,6 +107,7 @@ export const projectMachine = setup({
     // The commit deletes the project and nothing waits for it: the actor is done.
     deletesLast: ({ context }) => context.state !== undefined && context.inFlight?.state === undefined && context.queue.length === 0,
     hasReport: ({ context }) => context.report !== undefined,
+    gathered: ({ context }) => gathered(context.queue, context.gathering),
     checksStaleness: ({ context }) => context.env?.staleness !== undefined,
   },
   actions: {
@@ -131,7 +135,8 @@ export const projectMachine = setup({
     }),
     commit: assign(({ context, event }) => {
       const { records, commitSeconds } = (event as unknown as { output: Appended }).output
-      return { state: context.inFlight!.state, inFlight: undefined, report: { type: 'committed' as const, records, commitSeconds, answers: context.inFlight!.answers } }
+      const answers = context.inFlight!.answers
+      return { state: context.inFlight!.state, inFlight: undefined, report: { type: 'committed' as const, records, commitSeconds, answers }, gathering: gatheringAfter(answers.length + leadingCommands(context.queue).length, commitSeconds) }
     }),
     report: enqueueActions(({ context, enqueue }) => {
       enqueue.emit(context.report!)
@@ -163,7 +168,7 @@ export const projectMachine = setup({
   },
 }).createMachine({
   id: 'project',
-  context: ({ input }) => ({ id: input.id ?? input.state?.settings.id ?? '', state: input.state, queue: [], inFlight: undefined, report: undefined, env: input.env }),
+  context: ({ input }) => ({ id: input.id ?? input.state?.settings.id ?? '', state: input.state, queue: [], inFlight: undefined, report: undefined, gathering: firstGathering, env: input.env }),
   initial: 'live',
   states: {
     live: {
@@ -201,8 +206,11 @@ export const projectMachine = setup({
               ],
               on: { replicated: { actions: 'replicate' } },
             },
-            // Commands that arrive in the same turn of the event loop are decided together.
-            gathering: { after: { gather: 'deciding' } },
+            // The commands expected are waited for (group commit), then decided together.
+            gathering: {
+              always: { guard: 'gathered', target: 'deciding' },
+              after: { gather: 'deciding' },
+            },
             deciding: {
               entry: 'decideQueued',
               always: [{ guard: 'hasInFlight', target: 'committing' }, { target: 'idle' }],
@@ -216,8 +224,9 @@ export const projectMachine = setup({
                 input: ({ context }) => ({ events: context.inFlight!.events }),
                 onDone: [
                   { guard: 'deletesLast', target: '#project.deleted', actions: ['commit', 'report'] },
-                  // The commands that waited are decided and appended at once, before this commit is reported.
-                  { guard: 'commandFirst', target: 'deciding', actions: 'commit' },
+                  // The commands that waited are decided and appended (at once, when as many as expected
+                  // are there) before this commit is reported.
+                  { guard: 'commandFirst', target: 'gathering', actions: 'commit' },
                   { target: 'idle', actions: 'commit' },
                 ],
                 onError: { target: 'idle', actions: 'dropInFlight' },

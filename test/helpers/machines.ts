@@ -52,7 +52,8 @@ const gatheringOf = (actions: readonly Action[]) =>
 // commands decided, and every action on the way.
 export const decideNow = <M extends AnyStateMachine>(machine: M, snapshot: SnapshotFrom<M>, event: unknown): [SnapshotFrom<M>, Action[]] => {
   let [next, actions] = transition(machine, snapshot, event as never) as [SnapshotFrom<M>, Action[]]
-  for (let gather = gatheringOf(actions); gather; gather = gatheringOf(actions)) {
+  const isGathering = (snapshot: SnapshotFrom<M>) => JSON.stringify((snapshot as { value: unknown }).value).includes('gathering')
+  for (let gather = gatheringOf(actions); gather && isGathering(next); gather = gatheringOf(actions)) {
     const [after, more] = transition(machine, next, (gather.params as { event: never }).event) as [SnapshotFrom<M>, Action[]]
     next = after
     actions = [...actions.filter((a) => a !== gather), ...more]
