@@ -1,10 +1,13 @@
 import { assign, enqueueActions, fromPromise, setup, type AnyActorRef } from 'xstate'
 import { decideInstance, evolveInstance, type InstanceCommand } from '../domain/instance.js'
+import type { CommandMeta } from '../domain/events.js'
+import { lifetimesOf } from '../domain/feature-types.js'
 import type { InstanceState } from '../domain/instance-state.js'
+import { potentiallyStaleCandidates } from '../domain/staleness.js'
 import type { ProjectState } from '../domain/project-state.js'
 import { decideInOrder, leadingCommands, noLog, type Appended, type InFlight, type Report, type Ticket } from './jobs.js'
 import { decideInstancePlan, projectsHeldBy, type InstancePlan } from './plans.js'
-import type { ProjectEnv } from './project.machine.js'
+import type { ProjectCommandInput, ProjectEnv } from './project.machine.js'
 
 // An actor held by a coordinator, with the committed state it was granted in.
 export interface Participant {
@@ -25,6 +28,9 @@ export interface InstanceEnv {
   project: ProjectEnv
   // The projects a plan does not hold, as the world sees them.
   otherProjects(held: ReadonlySet<string>): Iterable<[string, ProjectState]>
+  // Unleash's potentially-stale job, as this actor's timer (without it, no timer): every `everyMs` the
+  // projects (as the world sees them) with flags past their type's lifetime are told to mark them.
+  staleness?: { everyMs: number; clock(): Date; projects(): Iterable<[string, ProjectState]>; tell(projectId: string, command: ProjectCommandInput): void }
 }
 
 export type InstanceJob =
@@ -67,6 +73,7 @@ export const instanceMachine = setup({
   },
   actors: { append: noLog, acquire: noAcquire },
   delays: {
+    staleCheck: ({ context }) => context.env?.staleness?.everyMs ?? 60_000,
     // The next turn of the event loop (the registry's clock runs a delay of 0 with setImmediate).
     gather: 0,
   },
@@ -75,6 +82,7 @@ export const instanceMachine = setup({
     planFirst: ({ context }) => context.queue[0]?.kind === 'plan',
     commandFirst: ({ context }) => context.queue[0]?.kind === 'command',
     hasInFlight: ({ context }) => context.inFlight !== undefined,
+    checksStaleness: ({ context }) => context.env?.staleness !== undefined,
   },
   actions: {
     enqueue: assign({
@@ -141,73 +149,98 @@ export const instanceMachine = setup({
     lend: assign({ inFlight: ({ event }) => (event.type === 'lend' ? { state: event.state, events: [], answers: [] } : undefined) }),
     release: assign(({ context, event }) => (event.type === 'release' ? { state: event.committed && event.state ? event.state : context.state, inFlight: undefined } : {})),
     replicate: assign({ state: ({ context, event }) => (event.type === 'replicated' ? event.state : context.state) }),
+    // The flag types (and so their lifetimes) are the instance's: past its type's lifetime a flag gets
+    // feature-potentially-stale-on, from the system user, by a command to its project.
+    checkStaleness: ({ context }) => {
+      const staleness = context.env?.staleness
+      if (!staleness) return
+      const now = staleness.clock()
+      const lifetimes = lifetimesOf((context.inFlight?.state ?? context.state).featureTypes)
+      const meta: CommandMeta = { now: now.toISOString(), actor: { name: 'unleash_system_user', userId: -1337 } }
+      for (const [projectId, project] of staleness.projects()) {
+        if (potentiallyStaleCandidates(project, lifetimes, now.getTime()).length > 0) staleness.tell(projectId, { type: 'feature.markPotentiallyStale', lifetimes, meta })
+      }
+    },
   },
 }).createMachine({
   id: 'instance',
   context: ({ input }) => ({ state: input.state, queue: [], inFlight: undefined, plan: undefined, participants: [], env: input.env }),
-  initial: 'idle',
+  type: 'parallel',
   on: {
     command: { actions: 'enqueue' },
     plan: { actions: 'enqueue' },
     hold: { actions: 'enqueue' },
   },
   states: {
-    idle: {
-      always: [
-        { guard: 'holdFirst', target: 'held', actions: 'grantHold' },
-        { guard: 'planFirst', target: 'coordinating', actions: 'takePlan' },
-        { guard: 'commandFirst', target: 'gathering' },
-      ],
-      on: { replicated: { actions: 'replicate' } },
-    },
-    // Commands that arrive in the same turn of the event loop are decided together.
-    gathering: { after: { gather: 'deciding' } },
-    deciding: {
-      entry: 'decideQueued',
-      always: [{ guard: 'hasInFlight', target: 'committing' }, { target: 'idle' }],
-    },
-    committing: {
-      invoke: {
-        id: 'append',
-        src: 'append',
-        input: ({ context }) => ({ events: context.inFlight!.events }),
-        onDone: { target: 'idle', actions: 'commit' },
-        onError: { target: 'idle', actions: 'dropInFlight' },
-      },
-    },
-    held: {
-      on: {
-        lend: { actions: 'lend' },
-        release: { target: 'idle', actions: 'release' },
-      },
-    },
-    // Holding itself (it decides nothing else meanwhile), it holds the projects of the plan in the
-    // global order, decides, appends everything in one append and releases them.
-    coordinating: {
-      initial: 'acquiring',
+    writer: {
+      initial: 'idle',
       states: {
-        acquiring: {
-          invoke: {
-            id: 'acquire',
-            src: 'acquire',
-            input: ({ context }) => ({ keys: projectsHeldBy(context.plan!.plan) }),
-            onDone: { target: 'deciding', actions: 'holdParticipants' },
-            onError: { target: '#instance.idle', actions: 'abandonPlan' },
-          },
+        idle: {
+          always: [
+            { guard: 'holdFirst', target: 'held', actions: 'grantHold' },
+            { guard: 'planFirst', target: 'coordinating', actions: 'takePlan' },
+            { guard: 'commandFirst', target: 'gathering' },
+          ],
+          on: { replicated: { actions: 'replicate' } },
         },
+        // Commands that arrive in the same turn of the event loop are decided together.
+        gathering: { after: { gather: 'deciding' } },
         deciding: {
-          entry: 'decidePlan',
-          always: [{ guard: 'hasInFlight', target: 'committing' }, { target: '#instance.idle' }],
+          entry: 'decideQueued',
+          always: [{ guard: 'hasInFlight', target: 'committing' }, { target: 'idle' }],
         },
         committing: {
           invoke: {
             id: 'append',
             src: 'append',
             input: ({ context }) => ({ events: context.inFlight!.events }),
-            onDone: { target: '#instance.idle', actions: 'commit' },
-            onError: { target: '#instance.idle', actions: 'dropInFlight' },
+            onDone: { target: 'idle', actions: 'commit' },
+            onError: { target: 'idle', actions: 'dropInFlight' },
           },
         },
+        held: {
+          on: {
+            lend: { actions: 'lend' },
+            release: { target: 'idle', actions: 'release' },
+          },
+        },
+        // Holding itself (it decides nothing else meanwhile), it holds the projects of the plan in the
+        // global order, decides, appends everything in one append and releases them.
+        coordinating: {
+          initial: 'acquiring',
+          states: {
+            acquiring: {
+              invoke: {
+                id: 'acquire',
+                src: 'acquire',
+                input: ({ context }) => ({ keys: projectsHeldBy(context.plan!.plan) }),
+                onDone: { target: 'deciding', actions: 'holdParticipants' },
+                onError: { target: '#instance.writer.idle', actions: 'abandonPlan' },
+              },
+            },
+            deciding: {
+              entry: 'decidePlan',
+              always: [{ guard: 'hasInFlight', target: 'committing' }, { target: '#instance.writer.idle' }],
+            },
+            committing: {
+              invoke: {
+                id: 'append',
+                src: 'append',
+                input: ({ context }) => ({ events: context.inFlight!.events }),
+                onDone: { target: '#instance.writer.idle', actions: 'commit' },
+                onError: { target: '#instance.writer.idle', actions: 'dropInFlight' },
+              },
+            },
+          },
+        },
+      },
+    },
+    staleness: {
+      initial: 'off',
+      states: {
+        off: { always: { guard: 'checksStaleness', target: 'waiting' } },
+        // Unleash's potentially-stale job, as the instance's delayed transition.
+        waiting: { after: { staleCheck: { target: 'waiting', reenter: true, actions: 'checkStaleness' } } },
       },
     },
   },

@@ -1,13 +1,11 @@
 import { assign, enqueueActions, setup } from 'xstate'
 import { fail, notFound, ok, type Result } from '../domain/errors.js'
 import { withFeatureTags } from '../domain/event-tags.js'
-import type { CommandMeta, EventDraft } from '../domain/events.js'
+import type { EventDraft } from '../domain/events.js'
 import type { TagWorld } from '../domain/feature-tags.js'
-import type { Lifetimes } from '../domain/feature-types.js'
 import { decideCreateProject } from '../domain/projects.js'
 import { decideProject, evolveProject, type ProjectCommand } from '../domain/project.js'
 import type { ProjectState } from '../domain/project-state.js'
-import { potentiallyStaleCandidates } from '../domain/staleness.js'
 import type { DistributiveOmit } from '../domain/type-utils.js'
 import type { ProjectWorld } from '../domain/world.js'
 import { decideInOrder, firstGathering, gathered, gatheringAfter, leadingCommands, noLog, type Appended, type Gathering, type InFlight, type Report, type Ticket } from './jobs.js'
@@ -20,8 +18,6 @@ export type ProjectCommandInput = DistributiveOmit<ProjectCommand, 'world'>
 export interface ProjectEnv {
   world(projectId: string, own: ProjectState | undefined): ProjectWorld
   tags(projectId: string, own: ProjectState | undefined): TagWorld
-  // Unleash's potentially-stale job, as this actor's own timer; without it, no timer.
-  staleness?: { everyMs: number; lifetimes(): Lifetimes; clock(): Date }
 }
 
 export type ProjectJob = { kind: 'command'; command: ProjectCommandInput; ticket: Ticket | undefined } | { kind: 'hold'; ticket: Ticket }
@@ -44,9 +40,6 @@ export interface ProjectContext {
   state: ProjectState | undefined
   queue: readonly ProjectJob[]
   inFlight: InFlight<ProjectState | undefined> | undefined
-  // A commit not reported yet: it is reported once the next append (of the commands that waited for
-  // it) has been made, so that the next sync overlaps the replies to this one.
-  report: Extract<Report, { type: 'committed' }> | undefined
   // How many commands to wait for before deciding, and for how long (see jobs.ts).
   gathering: Gathering
   env: ProjectEnv | undefined
@@ -57,8 +50,6 @@ export interface ProjectInput {
   state: ProjectState | undefined
   env?: ProjectEnv
 }
-
-const systemMeta = (now: Date): CommandMeta => ({ now: now.toISOString(), actor: { name: 'unleash_system_user', userId: -1337 } })
 
 // A world for machines run on their own (tests that pass their own world in each command).
 const givenWorld = (command: ProjectCommandInput): ProjectWorld => {
@@ -96,19 +87,14 @@ export const projectMachine = setup({
     // At most as long as the last commit took (0: the next turn of the event loop, which the
     // registry's clock runs with setImmediate).
     gather: ({ context }) => context.gathering.waitMs,
-    staleCheck: ({ context }) => context.env?.staleness?.everyMs ?? 60_000,
   },
   guards: {
     holdFirst: ({ context }) => context.queue[0]?.kind === 'hold',
     commandFirst: ({ context }) => context.queue[0]?.kind === 'command',
     hasInFlight: ({ context }) => context.inFlight !== undefined,
-    exists: ({ context }) => context.state !== undefined,
-    isGone: ({ context }) => context.state === undefined,
     // The commit deletes the project and nothing waits for it: the actor is done.
     deletesLast: ({ context }) => context.state !== undefined && context.inFlight?.state === undefined && context.queue.length === 0,
-    hasReport: ({ context }) => context.report !== undefined,
     gathered: ({ context }) => gathered(context.queue, context.gathering),
-    checksStaleness: ({ context }) => context.env?.staleness !== undefined,
   },
   actions: {
     enqueue: assign({
@@ -133,14 +119,11 @@ export const projectMachine = setup({
       enqueue.assign({ queue: context.queue.slice(1) })
       enqueue.emit({ type: 'granted', ticket: job.ticket })
     }),
-    commit: assign(({ context, event }) => {
+    commit: enqueueActions(({ context, event, enqueue }) => {
       const { records, commitSeconds } = (event as unknown as { output: Appended }).output
       const answers = context.inFlight!.answers
-      return { state: context.inFlight!.state, inFlight: undefined, report: { type: 'committed' as const, records, commitSeconds, answers }, gathering: gatheringAfter(answers.length + leadingCommands(context.queue).length, commitSeconds) }
-    }),
-    report: enqueueActions(({ context, enqueue }) => {
-      enqueue.emit(context.report!)
-      enqueue.assign({ report: undefined })
+      enqueue.assign({ state: context.inFlight!.state, inFlight: undefined, gathering: gatheringAfter(answers.length + leadingCommands(context.queue).length, commitSeconds) })
+      enqueue.emit({ type: 'committed', records, commitSeconds, answers })
     }),
     dropInFlight: enqueueActions(({ context, event, enqueue }) => {
       enqueue.emit({ type: 'commitFailed', error: (event as unknown as { error: unknown }).error, tickets: context.inFlight!.answers.map((a) => a.ticket) })
@@ -152,92 +135,56 @@ export const projectMachine = setup({
       return { state: event.committed ? event.state : context.state, inFlight: undefined }
     }),
     replicate: assign({ state: ({ context, event }) => (event.type === 'replicated' ? event.state : context.state) }),
-    // Flags past their type's lifetime get feature-potentially-stale-on, from the system user; only
-    // projects with such flags give themselves the command, and only one at a time.
-    checkStaleness: enqueueActions(({ context, enqueue }) => {
-      const staleness = context.env?.staleness
-      const state = context.inFlight?.state ?? context.state
-      if (!staleness || !state) return
-      if (context.queue.some((job) => job.kind === 'command' && job.command.type === 'feature.markPotentiallyStale')) return
-      const now = staleness.clock()
-      const lifetimes = staleness.lifetimes()
-      if (potentiallyStaleCandidates(state, lifetimes, now.getTime()).length === 0) return
-      const command: ProjectCommandInput = { type: 'feature.markPotentiallyStale', lifetimes, meta: systemMeta(now) }
-      enqueue.assign({ queue: [...context.queue, { kind: 'command', command, ticket: undefined }] })
-    }),
   },
 }).createMachine({
   id: 'project',
-  context: ({ input }) => ({ id: input.id ?? input.state?.settings.id ?? '', state: input.state, queue: [], inFlight: undefined, report: undefined, gathering: firstGathering, env: input.env }),
+  context: ({ input }) => ({ id: input.id ?? input.state?.settings.id ?? '', state: input.state, queue: [], inFlight: undefined, gathering: firstGathering, env: input.env }),
   initial: 'live',
   states: {
+    // A project is its writer: it decides, appends, commits; it exists while it has a state.
     live: {
-      type: 'parallel',
       on: {
         command: { actions: 'enqueue' },
         hold: { actions: 'enqueue' },
       },
+      initial: 'idle',
       states: {
-        // Whether the project exists (committed); only an existing project checks its flags' staleness.
-        life: {
-          initial: 'absent',
-          states: {
-            absent: { always: { guard: 'exists', target: 'active' } },
-            active: {
-              always: { guard: 'isGone', target: 'absent' },
-              initial: 'off',
-              states: {
-                off: { always: { guard: 'checksStaleness', target: 'waiting' } },
-                // Unleash's potentially-stale job, as this project's delayed transition.
-                waiting: { after: { staleCheck: { target: 'waiting', reenter: true, actions: 'checkStaleness' } } },
-              },
-            },
+        idle: {
+          always: [
+            { guard: 'holdFirst', target: 'held', actions: 'grantHold' },
+            { guard: 'commandFirst', target: 'gathering' },
+          ],
+          on: { replicated: { actions: 'replicate' } },
+        },
+        // The commands expected are waited for (group commit), then decided together.
+        gathering: {
+          always: { guard: 'gathered', target: 'deciding' },
+          after: { gather: 'deciding' },
+        },
+        deciding: {
+          entry: 'decideQueued',
+          always: [{ guard: 'hasInFlight', target: 'committing' }, { target: 'idle' }],
+        },
+        // The append is an invoked actor: lmdb-js still batches the appends of every actor that
+        // commits at once into one transaction and one sync.
+        committing: {
+          invoke: {
+            id: 'append',
+            src: 'append',
+            input: ({ context }) => ({ events: context.inFlight!.events }),
+            // Committed: the callers are answered, and the commands that waited are gathered with
+            // the answered callers' next ones (see gatheringAfter).
+            onDone: [
+              { guard: 'deletesLast', target: '#project.deleted', actions: 'commit' },
+              { target: 'idle', actions: 'commit' },
+            ],
+            onError: { target: 'idle', actions: 'dropInFlight' },
           },
         },
-        writer: {
-          initial: 'idle',
-          // Once the writer has settled (the next append, if any, made), the last commit is reported.
-          always: { guard: 'hasReport', actions: 'report' },
-          states: {
-            idle: {
-              always: [
-                { guard: 'holdFirst', target: 'held', actions: 'grantHold' },
-                { guard: 'commandFirst', target: 'gathering' },
-              ],
-              on: { replicated: { actions: 'replicate' } },
-            },
-            // The commands expected are waited for (group commit), then decided together.
-            gathering: {
-              always: { guard: 'gathered', target: 'deciding' },
-              after: { gather: 'deciding' },
-            },
-            deciding: {
-              entry: 'decideQueued',
-              always: [{ guard: 'hasInFlight', target: 'committing' }, { target: 'idle' }],
-            },
-            // The append is an invoked actor: lmdb-js still batches the appends of every actor that
-            // commits at once into one transaction and one sync.
-            committing: {
-              invoke: {
-                id: 'append',
-                src: 'append',
-                input: ({ context }) => ({ events: context.inFlight!.events }),
-                onDone: [
-                  { guard: 'deletesLast', target: '#project.deleted', actions: ['commit', 'report'] },
-                  // The commands that waited are decided and appended (at once, when as many as expected
-                  // are there) before this commit is reported.
-                  { guard: 'commandFirst', target: 'gathering', actions: 'commit' },
-                  { target: 'idle', actions: 'commit' },
-                ],
-                onError: { target: 'idle', actions: 'dropInFlight' },
-              },
-            },
-            held: {
-              on: {
-                lend: { actions: 'lend' },
-                release: { target: 'idle', actions: 'release' },
-              },
-            },
+        held: {
+          on: {
+            lend: { actions: 'lend' },
+            release: { target: 'idle', actions: 'release' },
           },
         },
       },

@@ -3,7 +3,6 @@ import type { ChangeRequest } from '../domain/change-request-state.js'
 import { notFound } from '../domain/errors.js'
 import type { EventRecord } from '../domain/events.js'
 import type { TagWorld } from '../domain/feature-tags.js'
-import { lifetimesOf } from '../domain/feature-types.js'
 import { isChangeRequestEvent, type ChangeRequestCommand } from '../domain/change-requests.js'
 import { ownedByInstance, type InstanceCommand } from '../domain/instance.js'
 import type { InstanceState } from '../domain/instance-state.js'
@@ -49,15 +48,17 @@ export interface Recovered {
   lastId: number
 }
 
-// The actors' clock: Node timers, unref'd (a pending schedule does not keep a stopped server's process
-// alive); a delay of 0 is the next turn of the event loop (setImmediate: an actor gathers the commands
-// that arrive in one turn before it decides them, without setTimeout's millisecond).
+// The actors' clock: Node timers. A delay of 0 is the next turn of the event loop (setImmediate). A
+// timer of `backgroundMs` or more is background work (a schedule's tick, the staleness check) and is
+// unref'd: it does not keep a process alive whose server was not stopped. Shorter ones (a group
+// commit's wait, at most 20 ms) have callers waiting on them and keep it alive.
+const backgroundMs = 100
 type ClockHandle = { immediate: NodeJS.Immediate } | { timer: NodeJS.Timeout }
 const actorClock = {
   setTimeout: (fn: (...args: unknown[]) => void, ms: number): ClockHandle => {
     if (ms <= 0) return { immediate: setImmediate(fn) }
     const timer = setTimeout(fn, ms)
-    timer.unref()
+    if (ms >= backgroundMs) timer.unref()
     return { timer }
   },
   clearTimeout: (handle: unknown) => {
@@ -155,14 +156,21 @@ export class Registry {
     this.instanceLogic = instanceMachine.provide({ actors: { append, acquire } })
     this.changeRequestLogic = changeRequestMachine.provide({ actors: { append, acquire } })
     const decisionEnv: ProjectEnv = { world: (id, own) => this.projectWorld(id, own), tags: (id, own) => this.tagWorld(id, own) }
-    this.projectEnv = {
-      ...decisionEnv,
+    this.projectEnv = decisionEnv
+    this.instanceEnv = {
+      project: decisionEnv,
+      otherProjects: (held) => this.decidedProjectsExcept(held),
       ...(timers &&
         options.potentiallyStaleCheckMs && {
-          staleness: { everyMs: options.potentiallyStaleCheckMs, lifetimes: () => lifetimesOf(this.decidedInstance().featureTypes), clock },
+          staleness: {
+            everyMs: options.potentiallyStaleCheckMs,
+            clock,
+            projects: () => this.decidedProjects(),
+            // A command the project gives itself, as it were: nobody waits for its answer.
+            tell: (projectId, command) => this.projects.get(projectId)?.send({ type: 'command', command }),
+          },
         }),
     }
-    this.instanceEnv = { project: decisionEnv, otherProjects: (held) => this.decidedProjectsExcept(held) }
     this.changeRequestEnv = {
       project: decisionEnv,
       instance: () => this.decidedInstance(),

@@ -5,7 +5,9 @@ import { instanceMachine } from '../../src/actors/instance.machine.js'
 import { inGlobalOrder, projectsHeldBy } from '../../src/actors/plans.js'
 import type { CommandMeta } from '../../src/domain/events.js'
 import type { InstanceCommand } from '../../src/domain/instance.js'
+import { builtInFeatureTypes } from '../../src/domain/feature-types.js'
 import { emptyInstance } from '../../src/domain/instance-state.js'
+import type { ProjectState } from '../../src/domain/project-state.js'
 import { Scenario, environment } from '../domain/fixtures/scenario.js'
 import { appendDone, command, reportsOf, step } from '../helpers/machines.js'
 
@@ -72,7 +74,7 @@ t.test('moving a flag: the instance coordinates both projects, one append, then 
   const [idle] = initialTransition(instanceMachine, { state: emptyInstance(), env })
   const plan = { kind: 'move' as const, sourceId: 'web', targetId: 'mobile', featureName: 'checkout', meta }
   const [acquiring] = transition(instanceMachine, idle, { type: 'plan', plan, ticket: 4 })
-  t.same(acquiring.value, { coordinating: 'acquiring' })
+  t.same(acquiring.value, { writer: { coordinating: 'acquiring' }, staleness: 'off' })
   t.ok(acquiring.children.acquire, 'holding the projects is an invoked actor')
 
   const participants = [
@@ -80,12 +82,12 @@ t.test('moving a flag: the instance coordinates both projects, one append, then 
     { key: 'project:web', ref: stubRef('web'), state: scenario.project('web') },
   ]
   const [committing, actions] = transition(instanceMachine, acquiring, { type: 'xstate.done.actor.acquire', actorId: 'acquire', output: participants } as never)
-  t.same(committing.value, { coordinating: 'committing' })
+  t.same(committing.value, { writer: { coordinating: 'committing' }, staleness: 'off' })
   t.same(committing.context.inFlight?.events.map((e) => [e.type, e.project]), [['internal:feature-moved-out', 'web'], ['feature-project-change', 'mobile']], 'the source first, then the target, in one append')
   t.same(actionsOf(actions, 'xstate.sendTo').map((a) => [a.to.id, a.event.type]), [['mobile', 'lend'], ['web', 'lend']], 'each held project is lent its decision')
 
   const [done, doneActions] = transition(instanceMachine, committing, appendDone(committing.context.inFlight!.events, 10) as never)
-  t.equal(done.value, 'idle')
+  t.same(done.value, { writer: 'idle', staleness: 'off' })
   t.same(actionsOf(doneActions, 'xstate.sendTo').map((a) => [a.to.id, a.event.type, a.event.committed]), [['mobile', 'release', true], ['web', 'release', true]])
   t.match(reportsOf(doneActions), [{ type: 'committed', records: [{ id: 10 }, { id: 11 }], answers: [{ ticket: 4, from: 0, count: 2 }] }])
 })
@@ -100,7 +102,7 @@ t.test('a refused plan releases what it held and changes nothing', async (t) => 
     { key: 'project:web', ref: stubRef('web'), state: scenario.project('web') },
   ]
   const [next, actions] = transition(instanceMachine, acquiring, { type: 'xstate.done.actor.acquire', actorId: 'acquire', output: participants } as never)
-  t.equal(next.value, 'idle')
+  t.same(next.value, { writer: 'idle', staleness: 'off' })
   t.same(actionsOf(actions, 'xstate.sendTo').map((a) => [a.to.id, a.event.type, a.event.committed]), [['mobile', 'release', false], ['web', 'release', false]])
   t.match(reportsOf(actions), [{ type: 'refused', ticket: 4, error: { kind: 'NotFoundError' } }])
 })
@@ -108,4 +110,28 @@ t.test('a refused plan releases what it held and changes nothing', async (t) => 
 t.test('a plan that waits for a project does not decide before it holds it: global order', async (t) => {
   t.same(inGlobalOrder(['project:web', 'instance', 'project:a', 'project:web']), ['instance', 'project:a', 'project:web'])
   t.same(projectsHeldBy({ kind: 'move', sourceId: 'z', targetId: 'a', featureName: 'f', meta }), ['project:a', 'project:z'], 'a move from z to a and one from a to z hold a first')
+})
+
+t.test('the potentially-stale check is a delayed transition of the instance: it tells the projects with flags past their lifetime', async (t) => {
+  const { scenario, env } = projectEnv()
+  const told: [string, string][] = []
+  const staleness = {
+    everyMs: 50,
+    clock: () => new Date('2030-01-01T00:00:00.000Z'),
+    projects: () => [['web', scenario.project('web')], ['mobile', scenario.project('mobile')]] as [string, ProjectState][],
+    tell: (projectId: string, command: { type: string }) => told.push([projectId, command.type]),
+  }
+  const [quiet, quietActions] = initialTransition(instanceMachine, { state: emptyInstance(), env })
+  t.same(quiet.value, { writer: 'idle', staleness: 'off' }, 'no timer without the job')
+  t.notOk(quietActions.some((a) => a.type === 'xstate.raise'))
+
+  const [started, actions] = initialTransition(instanceMachine, { state: { ...emptyInstance(), featureTypes: new Map(builtInFeatureTypes.map((type) => [type.id, type])) }, env: { ...env, staleness } })
+  t.same(started.value, { writer: 'idle', staleness: 'waiting' })
+  const timer = actions.find((a) => a.type === 'xstate.raise' && (a.params as { delay?: number }).delay === 50)
+  t.ok(timer, 'a timer of POTENTIALLY_STALE_CHECK_MS is armed')
+  const [, fired] = transition(instanceMachine, started, (timer!.params as { event: never }).event)
+  const check = fired.find((a) => a.type === 'checkStaleness') as unknown as { exec: (info: unknown, params: unknown) => void; info: unknown; params: unknown }
+  check.exec(check.info, check.params)
+  t.same(told, [['web', 'feature.markPotentiallyStale']], 'only the project whose flag is past its lifetime (a release flag, years later)')
+  t.ok(fired.some((a) => a.type === 'xstate.raise' && (a.params as { delay?: number }).delay === 50), 'and the timer is armed again')
 })
