@@ -9,8 +9,8 @@ import {
   createFeatureSchema,
   featureNamesSchema,
   jsonPatchSchema,
+  replaceFeatureSchema,
   revertFeatureSchema,
-  updateFeatureSchema,
   validateFeatureNameSchema,
 } from '../schemas/features.js'
 import { buildTagWorld } from '../actors/tag-world.js'
@@ -112,10 +112,10 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE',
       body: true,
-      docs: { body: updateFeatureSchema, responses: { 200: featureDataResponse } },
+      docs: { body: replaceFeatureSchema, responses: { 200: featureDataResponse } },
       handler: async (req) => {
-        const input = parse(updateFeatureSchema, req.body)
-        await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.update', name: req.params.featureName, input, meta: metaOf(deps, req) })
+        const input = parse(replaceFeatureSchema, req.body)
+        await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.replace', name: req.params.featureName, input, meta: metaOf(deps, req) })
         return json(featureData(committedFeature(deps, req.params.projectId, req.params.featureName)))
       },
     },

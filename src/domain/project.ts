@@ -1,4 +1,4 @@
-import type { CreateFeature, JsonPatch, UpdateFeature, UpdateFeatureStrategy } from '../schemas/features.js'
+import type { CreateFeature, JsonPatch, ReplaceFeature, UpdateFeature, UpdateFeatureStrategy } from '../schemas/features.js'
 import type { CreateProject, ProjectEnvironmentInput, UpdateProject } from '../schemas/projects.js'
 import type { CreateFeatureStrategy, FeatureVariant } from '../schemas/shared.js'
 import { decideAddDependency, decideRemoveDependency } from './dependencies.js'
@@ -14,6 +14,7 @@ import {
   decideCreateFeature,
   decideDeleteFeatures,
   decidePatchFeature,
+  decideReplaceFeature,
   decideReviveFeatures,
   decideUpdateFeature,
 } from './features.js'
@@ -50,6 +51,7 @@ export type ProjectCommand = WithMeta<
   | { type: 'defaultStrategy.set'; environment: string; strategy: CreateFeatureStrategy }
   | { type: 'feature.create'; input: CreateFeature }
   | { type: 'feature.update'; name: string; input: UpdateFeature }
+  | { type: 'feature.replace'; name: string; input: ReplaceFeature }
   | { type: 'feature.patch'; name: string; patch: JsonPatch }
   | { type: 'feature.archive'; names: string[] }
   | { type: 'feature.revive'; names: string[] }
@@ -105,6 +107,8 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
       return decideCreateFeature(state, command.input, world, meta)
     case 'feature.update':
       return decideUpdateFeature(state, command.name, command.input, world, meta)
+    case 'feature.replace':
+      return decideReplaceFeature(state, command.name, command.input, world, meta)
     case 'feature.patch':
       return decidePatchFeature(state, command.name, command.patch, world, meta)
     case 'feature.archive':
@@ -257,6 +261,8 @@ export const evolveProject = (state: ProjectState | undefined, event: EventDraft
         description: event.data.description ?? null,
         type: event.data.type,
         impressionData: event.data.impressionData,
+        // A PUT records a stale change here alone (older logs also carry the stale event after it).
+        stale: event.data.stale ?? f.stale,
       }))
     case 'feature-stale-on':
     case 'feature-stale-off':

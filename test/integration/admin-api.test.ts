@@ -426,7 +426,7 @@ t.test('flags', async (t) => {
     const before = await lastEventId()
     expectStatus(t, await patchFeature(server, 'flags', 'shape', [{ op: 'replace', path: '/stale', value: true }]), 200, 'mark stale')
     t.equal((await getFeature(server, 'flags', 'shape')).body.stale, true)
-    t.same((await eventsSince('flags', before)).map((e: any) => e.type), ['feature-stale-on', 'feature-metadata-updated'], 'SEMANTICS 9.2: a PATCH of /stale records both')
+    t.same((await eventsSince('flags', before)).map((e: any) => e.type), ['feature-metadata-updated', 'feature-stale-on'], 'SEMANTICS 9.2: a PATCH of /stale records both, in Unleash\'s order')
     expectStatus(t, await patchFeature(server, 'flags', 'shape', [{ op: 'replace', path: '/stale', value: false }]), 200, 'unmark stale')
     t.equal((await getFeature(server, 'flags', 'shape')).body.stale, false)
   })
