@@ -58,7 +58,7 @@ export type ProjectCommand = WithMeta<
   | { type: 'feature.delete'; names: string[] }
   | { type: 'featureEnvironment.toggle'; feature: string; environment: string; enabled: boolean; activateDisabledStrategies: boolean; newStrategyId: string }
   | { type: 'strategy.add'; feature: string; environment: string; input: CreateFeatureStrategy; id: string }
-  | { type: 'strategy.update'; feature: string; environment: string; id: string; input: UpdateFeatureStrategy }
+  | { type: 'strategy.update'; feature: string; environment: string; id: string; input: UpdateFeatureStrategy; exact?: boolean }
   | { type: 'strategy.delete'; feature: string; environment: string; id: string }
   | { type: 'strategy.reorder'; feature: string; environment: string; order: { id: string; sortOrder: number }[] }
   | { type: 'variants.set'; feature: string; environments: string[]; variants: FeatureVariant[] }
@@ -122,7 +122,7 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
     case 'strategy.add':
       return decideAddStrategy(state, command.feature, command.environment, command.input, command.id, world, meta)
     case 'strategy.update':
-      return decideUpdateStrategy(state, command.feature, command.environment, command.id, command.input, world, meta)
+      return decideUpdateStrategy(state, command.feature, command.environment, command.id, command.input, world, meta, command.exact)
     case 'strategy.delete':
       return decideDeleteStrategy(state, command.feature, command.environment, command.id, world, meta)
     case 'strategy.reorder':
