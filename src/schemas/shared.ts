@@ -67,11 +67,13 @@ const weight = v.pipe(
 
 const stickiness = v.pipe(boundedString('stickiness', 100))
 
+// Unleash 8.2 (side by side) refuses a strategy variant without weightType or stickiness, or with an empty
+// stickiness (INTERFACE 2.3: both required); flag variants (2.4) default them.
 export const strategyVariantSchema = v.object({
   name: urlFriendlyName('name'),
   weight,
-  weightType: v.optional(v.picklist(['variable', 'fix'], '"weightType" must be one of variable, fix'), 'variable'),
-  stickiness: v.optional(stickiness, 'default'),
+  weightType: v.picklist(['variable', 'fix'], '"weightType" must be one of variable, fix'),
+  stickiness: v.pipe(stickiness, v.minLength(1, '"stickiness" is not allowed to be empty')),
   payload: v.optional(payloadSchema),
 })
 export type StrategyVariant = v.InferOutput<typeof strategyVariantSchema>

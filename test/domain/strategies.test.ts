@@ -105,9 +105,9 @@ t.test('adding a strategy', async (t) => {
       add(s, {
         name: 'flexibleRollout',
         variants: [
-          { name: 'b', weight: 0 },
-          { name: 'a', weight: 0 },
-          { name: 'c', weight: 0 },
+          { name: 'b', weight: 0, weightType: 'variable', stickiness: 'default' },
+          { name: 'a', weight: 0, weightType: 'variable', stickiness: 'default' },
+          { name: 'c', weight: 0, weightType: 'variable', stickiness: 'default' },
         ],
       }),
     )
