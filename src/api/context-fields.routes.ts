@@ -1,3 +1,4 @@
+import { contextFieldInUse } from '../actors/world.js'
 import * as v from 'valibot'
 import { notFound } from '../domain/errors.js'
 import type { ContextField } from '../domain/instance-state.js'
@@ -54,7 +55,8 @@ export const contextFieldRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'DELETE_CONTEXT_FIELD',
       handler: async (req) => {
-        await deps.dispatcher.toInstance({ type: 'contextField.delete', name: req.params.name, meta: metaOf(deps, req) })
+        const inUse = contextFieldInUse(deps.registry)(req.params.name)
+        await deps.dispatcher.toInstance({ type: 'contextField.delete', name: req.params.name, inUse, meta: metaOf(deps, req) })
         return empty(200)
       },
     },

@@ -44,7 +44,7 @@ export type InstanceCommand =
   | { type: 'strategyType.deprecate'; name: string; deprecated: boolean; meta: CommandMeta }
   | { type: 'contextField.create'; input: UpsertContextField; meta: CommandMeta }
   | { type: 'contextField.update'; name: string; input: UpsertContextField; meta: CommandMeta }
-  | { type: 'contextField.delete'; name: string; meta: CommandMeta }
+  | { type: 'contextField.delete'; name: string; inUse: boolean; meta: CommandMeta }
   | { type: 'tagType.create'; input: TagTypeInput; meta: CommandMeta }
   | { type: 'tagType.update'; name: string; input: UpdateTagTypeInput; meta: CommandMeta }
   | { type: 'tagType.delete'; name: string; inUse: boolean; meta: CommandMeta }
@@ -91,7 +91,7 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand): 
     case 'contextField.update':
       return decideUpdateContextField(state, command.name, command.input, command.meta)
     case 'contextField.delete':
-      return decideDeleteContextField(state, command.name, command.meta)
+      return decideDeleteContextField(state, command.name, command.inUse, command.meta)
     case 'tagType.create':
       return decideCreateTagType(state, command.input, command.meta)
     case 'tagType.update':
