@@ -101,7 +101,13 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       docs: { query: { at: 'An event id or ISO 8601 date-time: the flag as it was just after that event' }, responses: { 200: featureResponse } },
       handler: (req) => {
         const past = pastWorld(deps, req)
-        if (!past) return json(view(req.params.projectId, req.params.featureName, req))
+        if (!past) {
+          // Unleash 8.2 (side by side): an archived flag is a 404 here; the archive lists it.
+          if (committedFeature(deps, req.params.projectId, req.params.featureName).archived) {
+            throw notFound(`Could not find feature flag with name ${req.params.featureName}`)
+          }
+          return json(view(req.params.projectId, req.params.featureName, req))
+        }
         const project = pastProject(past, req.params.projectId)
         return json(featureView(pastFeature(past, req.params.projectId, req.params.featureName), pastViewContext(past, project, req)))
       },
