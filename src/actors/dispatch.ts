@@ -123,8 +123,13 @@ export class Dispatcher {
 
   // Commands to several projects (each at most once) and to the instance, all checked against the
   // decided states before any actor is sent anything, then written in ONE log append: a refusal
-  // leaves every actor as it was.
-  async together(steps: { projectId: string; command: ProjectCommandInput }[], instanceCommands: InstanceCommand[]): Promise<EventRecord[]> {
+  // leaves every actor as it was. The projects' events come first, unless `instanceFirst` (a tag the
+  // instance creates before a flag carries it).
+  async together(
+    steps: { projectId: string; command: ProjectCommandInput }[],
+    instanceCommands: InstanceCommand[],
+    { instanceFirst = false }: { instanceFirst?: boolean } = {},
+  ): Promise<EventRecord[]> {
     if (this.refusal) throw this.refusal
     const planned = steps.map(({ projectId, command }) => {
       const actor = this.registry.project(projectId)
@@ -142,10 +147,9 @@ export class Dispatcher {
       if (!result.ok) throw result.error
       instanceState = result.value.reduce(evolveInstance, instanceState)
     }
-    const events = [
-      ...planned.flatMap(({ actor, command }) => withFeatureTags(this.decide(actor, command), actor.getSnapshot().context.state)),
-      ...instanceCommands.flatMap((command) => this.decide(this.registry.instance, command)),
-    ]
+    const projectEvents = planned.flatMap(({ actor, command }) => withFeatureTags(this.decide(actor, command), actor.getSnapshot().context.state))
+    const instanceEvents = instanceCommands.flatMap((command) => this.decide(this.registry.instance, command))
+    const events = instanceFirst ? [...instanceEvents, ...projectEvents] : [...projectEvents, ...instanceEvents]
     const decided = planned.map(({ projectId, actor }) => [projectId, actor.getSnapshot().context.state] as const)
     const decidedInstance = this.registry.decidedInstance()
     return this.commit(events, () => {

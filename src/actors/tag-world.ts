@@ -1,17 +1,10 @@
 import type { TagWorld } from '../domain/feature-tags.js'
-import { tagKey } from '../domain/tag-types.js'
 import type { Registry } from './registry.js'
 
 // Built from decided state right before a tagging command, like the project world.
 export const buildTagWorld = (registry: Registry): TagWorld => {
   const instance = registry.decidedInstance()
-  const projects = [...registry.decidedProjects()].map(([, state]) => state)
-  return {
-    tagTypeExists: (type) => instance.tagTypes.has(type),
-    tagExists: (tag) =>
-      instance.tags.has(tagKey(tag)) ||
-      projects.some((p) => [...p.features.values()].some((f) => f.tags.some((t) => t.type === tag.type && t.value === tag.value))),
-  }
+  return { tagTypeExists: (type) => instance.tagTypes.has(type) }
 }
 
 // Projects where some flag carries a tag of this type.

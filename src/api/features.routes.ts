@@ -209,14 +209,11 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
         const { projectId, featureName } = req.params
         const project = committedProject(deps, projectId)
         const newStrategyIds = Object.fromEntries([...project.environments.keys()].map((env) => [env, randomUUID()]))
-        await deps.dispatcher.toProject(projectId, {
-          type: 'feature.revert',
-          past: pastFeature(past, projectId, featureName),
-          pastEventId: past.lastId,
-          newStrategyIds,
-          tags: buildTagWorld(deps.registry),
-          meta: metaOf(deps, req),
-        })
+        const then = pastFeature(past, projectId, featureName)
+        const meta = metaOf(deps, req)
+        const command = { type: 'feature.revert' as const, past: then, pastEventId: past.lastId, newStrategyIds, tags: buildTagWorld(deps.registry), meta }
+        // A tag deleted since is created again before the flag carries it.
+        await deps.dispatcher.together([{ projectId, command }], [{ type: 'tags.ensure', tags: then.tags, meta }], { instanceFirst: true })
         return json(view(projectId, featureName, req))
       },
     },

@@ -5,6 +5,7 @@ import type { UpsertContextField } from '../schemas/context-fields.js'
 import type { CreateEnvironment, UpdateEnvironment } from '../schemas/environments.js'
 import type { UpsertSegment } from '../schemas/segments.js'
 import type { UpsertStrategyType } from '../schemas/strategy-types.js'
+import type { Tag } from '../schemas/shared.js'
 import { decideCreateContextField, decideDeleteContextField, decideUpdateContextField } from './context-fields.js'
 import { decideCreateSegment, decideDeleteSegment, decideUpdateSegment, type SegmentWorld } from './segments.js'
 import {
@@ -21,7 +22,7 @@ import type { CommandMeta, EventDraft } from './events.js'
 import { withEntry, withoutEntry } from './immutable.js'
 import type { ApiToken, ContextField, Environment, InstanceState, Segment, StrategyType } from './instance-state.js'
 import type { TagTypeInput, UpdateTagTypeInput } from '../schemas/tags.js'
-import { decideCreateTag, decideCreateTagType, decideDeleteTag, decideDeleteTagType, decideUpdateTagType, evolveTags, evolveTagTypes, type TagType } from './tag-types.js'
+import { decideCreateTag, decideCreateTagType, decideDeleteTag, decideDeleteTagType, decideEnsureTags, decideUpdateTagType, evolveTags, evolveTagTypes, type TagType } from './tag-types.js'
 import { decideUpdateFeatureTypeLifetime, evolveFeatureTypes } from './feature-types.js'
 import { decideImportPrerequisites, decideRecordExport } from './export-import.js'
 
@@ -52,7 +53,8 @@ export type InstanceCommand =
   | { type: 'tag.delete'; tag: { type: string; value: string }; carried: boolean; meta: CommandMeta }
   | { type: 'featureType.setLifetime'; id: string; lifetimeDays: number | null; meta: CommandMeta }
   | { type: 'features.recordExport'; data: { features: { name: string }[] }; environment: string; meta: CommandMeta }
-  | { type: 'import.prepare'; tagTypes: TagType[]; contextFields: UpsertContextField[]; meta: CommandMeta }
+  | { type: 'import.prepare'; tagTypes: TagType[]; contextFields: UpsertContextField[]; tags: Tag[]; meta: CommandMeta }
+  | { type: 'tags.ensure'; tags: Tag[]; meta: CommandMeta }
 
 export const decideInstance = (state: InstanceState, command: InstanceCommand): Result<EventDraft[]> => {
   switch (command.type) {
@@ -107,7 +109,9 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand): 
     case 'features.recordExport':
       return decideRecordExport(command.data, command.environment, command.meta)
     case 'import.prepare':
-      return decideImportPrerequisites(state, command.tagTypes, command.contextFields, command.meta)
+      return decideImportPrerequisites(state, command.tagTypes, command.contextFields, command.tags, command.meta)
+    case 'tags.ensure':
+      return decideEnsureTags(state, command.tags, command.meta)
     default:
       return decidePeople(state.people, command)
   }
@@ -177,7 +181,6 @@ const instancePrefixes = ['application-created', 'environment-', 'api-token-', '
 
 export const isInstanceEvent = (type: string): boolean => instancePrefixes.some((prefix) => type.startsWith(prefix))
 
-// Replay routing: a tag created or deleted on its own (POST/DELETE /api/admin/tags) is the instance's;
-// the tag-created a project records when a flag first carries a new tag is marked onFlag.
-export const ownedByInstance = (record: { type: string; hidden?: Record<string, unknown> }): boolean =>
-  isInstanceEvent(record.type) || ((record.type === 'tag-created' || record.type === 'tag-deleted') && record.hidden?.onFlag !== true)
+// Replay routing: every tag-created and tag-deleted is the instance's (older logs mark those recorded
+// when a flag first carried a tag onFlag: the instance knows those tags too, as Unleash's tags table).
+export const ownedByInstance = (record: { type: string }): boolean => isInstanceEvent(record.type) || record.type === 'tag-created' || record.type === 'tag-deleted'
