@@ -28,6 +28,7 @@ export const clientMetricsSchema = v.object({
     }),
   ),
 })
+export type ClientMetrics = v.InferOutput<typeof clientMetricsSchema>
 
 export const clientRegisterSchema = v.object({
   appName: v.pipe(boundedString('appName', 255), v.minLength(1, '"appName" is not allowed to be empty')),
