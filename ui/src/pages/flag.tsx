@@ -81,8 +81,8 @@ const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle 
     const cr = await post<{ id: number }>(`${projectPath(project)}/environments/${enc(env.name)}/change-requests`, { feature: flag.name, action: changeAction, payload })
     location.hash = href({ page: 'change-request', project, id: cr.id })
   }
-  // A PUT keeps a title it is not given (as Unleash does): an edit that clears it sends ''.
-  const body = (s: Strategy) => ({ name: s.name, title: s.title || (s.id ? '' : undefined), disabled: !!s.disabled, parameters: s.parameters, constraints: s.constraints, segments: s.segments, variants: s.variants })
+  // A PUT keeps a title it is not given or given as null (as Unleash does): one cleared in the editor is sent as ''.
+  const body = (s: Strategy) => ({ name: s.name, title: s.id ? (s.title ?? undefined) : s.title || undefined, disabled: !!s.disabled, parameters: s.parameters, constraints: s.constraints, segments: s.segments, variants: s.variants })
   const save = (s: Strategy) =>
     s.id
       ? crRequired ? viaCr('updateStrategy', { ...body(s), id: s.id }) : put(`${base}/strategies/${enc(s.id)}`, body(s))
