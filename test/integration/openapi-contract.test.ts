@@ -127,6 +127,7 @@ t.test('the answers of a tour of the API match the OpenAPI document', async (t) 
   t.ok(((toggles.body as { toggles: unknown[] }).toggles ?? []).length > 0, 'the frontend API answers enabled flags, so their shape is checked')
   await expect(304, 'GET', '/api/frontend?userId=u1&sessionId=s1&properties[region]=eu', undefined, { token: frontendSecret, headers: { 'if-none-match': toggles.headers.get('etag')! } })
   await expect(200, 'POST', '/api/frontend', { context: { userId: 'u2', appName: 'tour', properties: { region: 'us' } } }, { token: frontendSecret })
+  await expect(200, 'POST', '/api/frontend/client/metrics', { appName: 'tour-browser', instanceId: 'b1', bucket: { start: now, stop: now, toggles: { 'tour.flag': { yes: 1, no: 0 } } } }, { token: frontendSecret })
 
   await expect(200, 'POST', '/api/admin/playground', { environment: 'development', projects: '*', context: { appName: 'tour', userId: 'u1' } })
   await expect(200, 'POST', '/api/admin/playground', { environment: 'development', projects: ['tour'], context: { appName: 'other' } })
