@@ -252,6 +252,7 @@ export const evolveProject = (state: ProjectState | undefined, event: EventDraft
         dependencies: [],
         tags: event.tags ?? [],
         lifecycle: [{ stage: 'initial', enteredStageAt: event.createdAt }],
+        createdByUserId: event.createdByUserId,
       }
       return { ...state, features: withEntry(state.features, feature.name, feature) }
     }
