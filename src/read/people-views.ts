@@ -10,8 +10,13 @@ export interface PeopleViewContext {
   now: () => Date
 }
 
-const imageUrl = (user: User) =>
-  `https://gravatar.com/avatar/${createHash('md5').update((user.email ?? user.username ?? String(user.id)).toLowerCase()).digest('hex')}?s=42&d=retro&r=g`
+// Unleash 8.2's generateImageUrl: the gravatar of the email, else the username, else the id, SHA-256
+// hashed after lower-casing (its check for an `@` lower-cases everything but an ident that starts with one).
+export const imageUrlOf = (person: { id: number | null; email?: string | null; username?: string | null }): string => {
+  const ident = person.email || person.username || String(person.id)
+  const normalised = ident.indexOf('@') === 0 ? ident.trim() : ident.toLowerCase().trim()
+  return `https://gravatar.com/avatar/${createHash('sha256').update(normalised).digest('hex')}?s=42&d=retro&r=g`
+}
 
 // INTERFACE 2.16; never the password hash.
 export const userView = (user: User, ctx: PeopleViewContext) => {
@@ -22,7 +27,7 @@ export const userView = (user: User, ctx: PeopleViewContext) => {
     name: user.name,
     email: user.email ?? undefined,
     username: user.username,
-    imageUrl: imageUrl(user),
+    imageUrl: imageUrlOf(user),
     loginAttempts: activity.loginAttempts,
     emailSent: false,
     rootRole: user.rootRole,
