@@ -47,6 +47,7 @@ import { SeenTimes } from './read/seen-times.js'
 import { authenticator } from './read/tokens.js'
 import { Sessions } from './read/sessions.js'
 import { UserActivity } from './read/user-activity.js'
+import { FeatureSearchIndex } from './read/feature-search.js'
 import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js'
 import { decodeSnapshotSet, encodeSnapshotSet, EventLog } from './store/log.js'
 import { LogFollower, LogPublisher, logStreamNames, type StreamSettings } from './store/log-stream.js'
@@ -59,6 +60,7 @@ import { favoriteRoutes } from './api/favorites.routes.js'
 import { featureTypeRoutes } from './api/feature-types.routes.js'
 import { lifecycleRoutes } from './api/lifecycle.routes.js'
 import { projectOverviewRoutes } from './api/project-overview.routes.js'
+import { searchRoutes } from './api/search.routes.js'
 import { tagRoutes } from './api/tags.routes.js'
 import type { EventRecord } from './domain/events.js'
 import { isOutsideClientPayload } from './domain/project-curation.js'
@@ -186,15 +188,18 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     maxBufferedBytes: config.streamingMaxBufferedBytes,
     byToken: auth.byToken,
   })
+  const featureSearch = new FeatureSearchIndex(readSource.projects)
   dispatcher.onCommitted((records) => {
     clientDeltas.record(records.filter((r) => touchesClientPayload(r.type)))
     clientStreams.onCommitted(records)
+    featureSearch.apply(records)
   })
   // A replica that restored a snapshot: the changes kept so far no longer lead to the state, and every
   // stream is brought up to it (a hydration where events would not do).
   const restarted = (position: number) => {
     clientDeltas.restart(position)
     clientStreams.onCommitted([])
+    featureSearch.reset()
   }
   const deps: ApiDeps = {
     dispatcher,
@@ -206,6 +211,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     lastSeen: new SeenTimes(log.side<string>('last-seen')),
     tokenSeen,
     lifecycleStages: new LifecycleStages(log.side<string>('lifecycle-stages')),
+    featureSearch,
     applications: new Applications(),
     sessions,
     activity: new UserActivity(log.side('user-activity')),
@@ -253,6 +259,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
       ...lifecycleRoutes(deps),
       ...favoriteRoutes(deps),
       ...projectOverviewRoutes(deps, insights),
+      ...searchRoutes(deps),
       ...exportImportRoutes(deps),
       ...staticRoutes(loadStaticFiles(uiDir() ?? '')),
     ]

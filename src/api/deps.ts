@@ -14,6 +14,7 @@ import type { Sessions } from '../read/sessions.js'
 import type { ServedCounts } from '../read/served-counts.js'
 import type { Logger } from '../logger.js'
 import type { UserActivity } from '../read/user-activity.js'
+import type { FeatureSearchIndex } from '../read/feature-search.js'
 
 export interface ApiDeps {
   dispatcher: Dispatcher
@@ -26,6 +27,8 @@ export interface ApiDeps {
   lastSeen: SeenTimes
   tokenSeen: SeenTimes
   lifecycleStages: LifecycleStages
+  // Every flag as the search API finds them, kept up by committed events.
+  featureSearch: FeatureSearchIndex
   applications: Applications
   sessions: Sessions
   activity: UserActivity

@@ -51,7 +51,7 @@ export const featureEnvironmentView = (feature: Feature, name: string, env: Feat
   hasEnabledStrategies: env.strategies.some((s) => !s.disabled),
 })
 
-const currentStage = (feature: Feature) => {
+const currentStage = (feature: Feature): LifecycleStage => {
   const order = ['archived', 'completed', 'live', 'pre-live', 'initial']
   for (const stage of order) {
     const found = feature.lifecycle.find((l) => l.stage === stage)
@@ -59,6 +59,10 @@ const currentStage = (feature: Feature) => {
   }
   return { stage: 'initial' as const, enteredStageAt: feature.createdAt }
 }
+
+// The stage a flag is in now, metric-driven stages included.
+export const currentLifecycle = (feature: Feature, ctx: Pick<AdminViewContext, 'metricStages'>): LifecycleStage =>
+  currentStage({ ...feature, lifecycle: featureLifecycle(feature, ctx) })
 
 export const featureView = (feature: Feature, ctx: AdminViewContext) => {
   const environmentNames = [...feature.environments.keys()].sort(environmentOrder(ctx))
@@ -84,7 +88,7 @@ export const featureView = (feature: Feature, ctx: AdminViewContext) => {
     tags: feature.tags,
     children: ctx.childrenOf(feature.name),
     dependencies: feature.dependencies.map((d) => ({ feature: d.feature, enabled: d.enabled, variants: d.variants })),
-    lifecycle: currentStage({ ...feature, lifecycle: featureLifecycle(feature, ctx) }),
+    lifecycle: currentLifecycle(feature, ctx),
   }
 }
 

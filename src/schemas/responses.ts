@@ -217,6 +217,50 @@ export const eventsResponse = v.object({
 
 export const featureEventsResponse = v.object({ ...eventsResponse.entries, toggleName: text })
 
+// GET /api/admin/search/events (Unleash's eventSearchResponseSchema).
+export const eventSearchResponse = v.object({
+  events: v.array(v.object({ ...eventResponse.entries, label: text, summary: text })),
+  total: v.number(),
+})
+
+// GET /api/admin/search/features (Unleash's searchFeaturesSchema).
+export const searchFeaturesResponse = v.object({
+  features: v.array(
+    v.object({
+      name: text,
+      type: text,
+      description: nullableText,
+      project: text,
+      favorite: v.boolean(),
+      createdAt: dateTime,
+      stale: v.boolean(),
+      archivedAt: v.nullable(dateTime),
+      impressionData: v.boolean(),
+      dependencyType: v.nullable(v.picklist(['parent', 'child'])),
+      environments: v.array(
+        v.object({
+          name: text,
+          enabled: v.boolean(),
+          type: text,
+          sortOrder: v.number(),
+          variantCount: v.number(),
+          lastSeenAt: v.nullable(dateTime),
+          hasStrategies: v.boolean(),
+          hasEnabledStrategies: v.boolean(),
+          yes: v.number(),
+          no: v.number(),
+          changeRequestIds: v.array(v.number()),
+        }),
+      ),
+      segments: v.array(text),
+      createdBy: v.object({ id: v.number(), name: text, imageUrl: text }),
+      lifecycle: v.object({ stage: text, status: v.optional(text), enteredStageAt: dateTime }),
+      tags: v.optional(v.array(v.object({ value: text, type: text, color: nullableText }))),
+    }),
+  ),
+  total: v.number(),
+})
+
 export const eventsHeadResponse = v.object({
   id: v.number(),
   hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
