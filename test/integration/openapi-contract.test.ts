@@ -136,6 +136,11 @@ t.test('the answers of a tour of the API match the OpenAPI document', async (t) 
   await expect(200, 'GET', '/api/admin/events?project=tour')
   await expect(200, 'GET', '/api/admin/events/tour.flag')
   await expect(200, 'GET', '/api/admin/events/head')
+  await expect(200, 'GET', '/api/admin/search/features?query=tour&sortBy=name')
+  await expect(200, 'GET', '/api/admin/search/features?archived=IS:true&project=IS:tour')
+  await expect(200, 'GET', '/api/admin/search/events?project=IS:tour&limit=5')
+  await expect(400, 'GET', '/api/admin/search/features?project=tour')
+  await expect(400, 'GET', '/api/admin/search/events?from=IS:2024-13-45')
 
   // Errors: each answers the one Error schema.
   await expect(400, 'POST', '/api/admin/projects/tour/features', { name: 42 })
