@@ -56,12 +56,16 @@ export const containsMatcher = (term: string): ((lowerText: string) => boolean) 
 
 export const textMatcher = (terms: string[]): ((lowerName: string, lowerDescription: string | null) => boolean) => {
   const matchers = terms.map(containsMatcher)
+  if (matchers.length === 1) {
+    const [matches] = matchers
+    return (name, description) => matches(name) || (description !== null && matches(description))
+  }
   return (name, description) => matchers.some((m) => m(name) || (description !== null && m(description)))
 }
 
 // state: `active` means not stale and any other word stale, unless `potentially-stale` is listed: then
 // Unleash's special cases for it.
-export const stateMatcher = (filter: OperatorFilter | undefined): ((f: { stale: boolean; potentiallyStale: boolean }) => boolean) => {
+export const stateMatcher = (filter: OperatorFilter | undefined): ((f: { stale: boolean; potentiallyStale?: boolean }) => boolean) => {
   if (!filter) return () => true
   const exclude = isExclusion(filter.operator)
   const { values } = filter
@@ -70,25 +74,26 @@ export const stateMatcher = (filter: OperatorFilter | undefined): ((f: { stale: 
     return (f) => (exclude ? !staleValues.includes(f.stale) : staleValues.includes(f.stale))
   }
   const known = new Set(values.filter((value) => value === 'stale' || value === 'active' || value === 'potentially-stale'))
+  const potentially = (f: { potentiallyStale?: boolean }) => f.potentiallyStale === true
   if (known.size === 3) return () => !exclude
-  if (known.size === 1) return (f) => (exclude ? f.stale || !f.potentiallyStale : !f.stale && f.potentiallyStale)
-  if (known.has('stale')) return (f) => (exclude ? !f.stale && !f.potentiallyStale : f.stale || f.potentiallyStale)
+  if (known.size === 1) return (f) => (exclude ? f.stale || !potentially(f) : !f.stale && potentially(f))
+  if (known.has('stale')) return (f) => (exclude ? !f.stale && !potentially(f) : f.stale || potentially(f))
   return (f) => (exclude ? f.stale : !f.stale)
 }
 
 // lifecycle and archived together, as Unleash combines them: `archived` is a stage only in the
 // lifecycle filter, where it means the archived flags whatever their stage.
-export const lifecycleMatcher = (filter: OperatorFilter | undefined, archivedView: boolean): ((f: { archived: boolean; stage: string }) => boolean) => {
-  if (!filter) return (f) => f.archived === archivedView
+export const lifecycleMatcher = (filter: OperatorFilter | undefined, archivedView: boolean): ((archived: boolean, stage: string) => boolean) => {
+  if (!filter) return (archived) => archived === archivedView
   const includesArchived = filter.values.includes('archived')
   const stages = filter.values.filter((value) => value !== 'archived')
   if (isExclusion(filter.operator)) {
     // The exclusion is about the stages of active flags: the archived view is left as it is.
-    if (archivedView && !includesArchived) return (f) => f.archived
-    return (f) => !f.archived && !stages.includes(f.stage)
+    if (archivedView && !includesArchived) return (archived) => archived
+    return (archived, stage) => !archived && !stages.includes(stage)
   }
-  if (archivedView) return (f) => f.archived && (includesArchived || stages.length === 0 || stages.includes(f.stage))
-  return (f) => (f.archived ? includesArchived : stages.includes(f.stage))
+  if (archivedView) return (archived, stage) => archived && (includesArchived || stages.length === 0 || stages.includes(stage))
+  return (archived, stage) => (archived ? includesArchived : stages.includes(stage))
 }
 
 export interface TagFilter {

@@ -20,11 +20,21 @@ import { imageUrlOf } from './people-views.js'
 // committed event re-reads only the flags it names, and a search walks either one order or, when an
 // indexed filter narrows it down, only the flags that filter lists.
 
+// A flag and what searches read of it, in objects of one shape (flags' own shapes vary with their
+// history, and a walk over 50,000 of them is faster when every read finds the same layout).
 interface Row {
   feature: Feature
+  archived: boolean
+  project: string
+  type: string
+  stale: boolean
+  potentiallyStale: boolean
+  createdByUserId: number | null
   createdAtMs: number
   lowerName: string
   lowerDescription: string | null
+  tags: readonly Tag[]
+  favoritedBy: readonly string[] | undefined
   // One segment id per use by a strategy (any environment).
   segmentUses: number[]
 }
@@ -45,7 +55,6 @@ export interface FeatureSearchContext {
 
 export interface FeatureSearchHit {
   feature: Feature
-  createdAtMs: number
   // The environments and tags the flag is listed with: a status or lastSeenAt filter keeps only the
   // matching environments (undefined: all), a tag filter the matching tags (Unleash filters joined rows).
   environments?: string[]
@@ -104,9 +113,17 @@ const rowOf = (feature: Feature): Row => {
   const createdAtMs = Date.parse(feature.createdAt)
   return {
     feature,
+    archived: feature.archived,
+    project: feature.project,
+    type: feature.type,
+    stale: feature.stale,
+    potentiallyStale: feature.potentiallyStale === true,
+    createdByUserId: feature.createdByUserId ?? null,
     createdAtMs: Number.isNaN(createdAtMs) ? 0 : createdAtMs,
     lowerName: feature.name.toLowerCase(),
     lowerDescription: feature.description === null ? null : feature.description.toLowerCase(),
+    tags: feature.tags,
+    favoritedBy: feature.favoritedBy,
     segmentUses: segmentUsesOf(feature),
   }
 }
@@ -280,45 +297,49 @@ export class FeatureSearchIndex {
     } else walk = byNameFirst ? byName : byCreated
     if (byNameFirst && search.sortOrder === 'desc') walk = [...walk].reverse()
 
-    const keep = this.keeper(search, ctx)
-    const hits: FeatureSearchHit[] = []
-    for (const row of walk) {
-      const hit = keep(row)
-      if (hit) hits.push(hit)
-    }
-    const ordered = this.sortHits(hits, search, ctx)
+    const found = this.filter(walk, search, ctx)
+    const ordered = this.sortRows(found, search, ctx)
     const page = ordered.slice(search.offset, search.offset + search.limit)
+    const tags = tagMatcher(search.tag)
+    const environments = this.environmentKeeper(search, ctx)
+    const hits = page.map((row) => ({
+      feature: row.feature,
+      environments: environments(row.feature) ?? undefined,
+      tags: tags(row.feature.tags) ?? [],
+      isFavorite: isFavoriteOf(row.feature.favoritedBy, ctx.viewer),
+    }))
     // Unleash counts on the rows of the page: past the last flag, the total is 0.
-    return { hits: page, total: page.length > 0 ? ordered.length : 0 }
+    return { hits, total: page.length > 0 ? ordered.length : 0 }
   }
 
-  private keeper(search: FeatureSearch, ctx: FeatureSearchContext): (row: Row) => FeatureSearchHit | undefined {
+  // The flags found, in walking order: the cheap checks first, one loop with one call target per check
+  // (a list of check closures made every call site megamorphic and the walk four times slower), and
+  // nothing allocated for a flag that has no tag, status or lastSeenAt filter to pass.
+  private filter(walk: readonly Row[], search: FeatureSearch, ctx: FeatureSearchContext): Row[] {
+    const { archived, project, type, createdBy, createdAt, favorite } = search
+    const viewer = ctx.viewer
+    const lifecycle = search.lifecycle ? lifecycleMatcher(search.lifecycle, archived) : undefined
     const text = search.terms.length > 0 ? textMatcher(search.terms) : undefined
-    const lifecycle = lifecycleMatcher(search.lifecycle, search.archived)
-    const needsStage = search.lifecycle !== undefined
-    const state = stateMatcher(search.state)
-    const tags = tagMatcher(search.tag)
-    const segments = segmentMatcher(search.segment)
-    const segmentNames = (row: Row) => row.segmentUses.map((id) => ctx.segmentName(id)).filter((name): name is string => name !== undefined)
-    const environments = this.environmentKeeper(search, ctx)
-    return (row) => {
-      const f = row.feature
-      if (!lifecycle({ archived: f.archived, stage: needsStage ? ctx.lifecycle(f).stage : '' })) return undefined
-      if (text && !text(row.lowerName, row.lowerDescription)) return undefined
-      if (!matchesValue(search.project, f.project)) return undefined
-      if (!matchesValue(search.type, f.type)) return undefined
-      if (search.createdBy && !matchesValue(search.createdBy, f.createdByUserId ?? null)) return undefined
-      if (!state({ stale: f.stale, potentiallyStale: f.potentiallyStale ?? false })) return undefined
-      if (!matchesDay(search.createdAt, row.createdAtMs)) return undefined
-      const isFavorite = isFavoriteOf(f.favoritedBy, ctx.viewer)
-      if (search.favorite !== undefined && search.favorite !== isFavorite) return undefined
-      if (search.segment && !segments(segmentNames(row))) return undefined
-      const shownTags = tags(f.tags)
-      if (!shownTags) return undefined
-      const shownEnvironments = environments(f)
-      if (shownEnvironments === null) return undefined
-      return { feature: f, createdAtMs: row.createdAtMs, environments: shownEnvironments, tags: shownTags, isFavorite }
+    const state = search.state ? stateMatcher(search.state) : undefined
+    const segments = search.segment ? segmentMatcher(search.segment) : undefined
+    const tags = search.tag ? tagMatcher(search.tag) : undefined
+    const environments = search.status.length > 0 || search.lastSeenAt ? this.environmentKeeper(search, ctx) : undefined
+    const found: Row[] = []
+    for (const row of walk) {
+      if (lifecycle ? !lifecycle(row.archived, ctx.lifecycle(row.feature).stage) : row.archived !== archived) continue
+      if (text && !text(row.lowerName, row.lowerDescription)) continue
+      if (project && !matchesValue(project, row.project)) continue
+      if (type && !matchesValue(type, row.type)) continue
+      if (createdBy && !matchesValue(createdBy, row.createdByUserId)) continue
+      if (state && !state(row)) continue
+      if (createdAt && !matchesDay(createdAt, row.createdAtMs)) continue
+      if (favorite !== undefined && isFavoriteOf(row.favoritedBy, viewer) !== favorite) continue
+      if (segments && !segments(row.segmentUses.map((id) => ctx.segmentName(id)).filter((name): name is string => name !== undefined))) continue
+      if (tags && tags(row.tags) === undefined) continue
+      if (environments && environments(row.feature) === null) continue
+      found.push(row)
     }
+    return found
   }
 
   // The environments a flag is listed with: undefined for all of them, null when a status or lastSeenAt
@@ -339,51 +360,54 @@ export class FeatureSearchIndex {
     }
   }
 
-  // Hits arrive in creation order (or name order for sortBy=name); ties in every other order stay in
+  // Rows arrive in creation order (or name order for sortBy=name); ties in every other order stay in
   // creation order, as Unleash ranks them (created_at, then name).
-  private sortHits(hits: FeatureSearchHit[], search: FeatureSearch, ctx: FeatureSearchContext): FeatureSearchHit[] {
+  private sortRows(rows: Row[], search: FeatureSearch, ctx: FeatureSearchContext): Row[] {
     const desc = search.sortOrder === 'desc'
-    let ordered: FeatureSearchHit[]
+    let ordered: Row[]
     switch (search.sortBy.by) {
       case 'name':
-        ordered = hits
+        ordered = rows
         break
       case 'createdAt':
-        ordered = desc ? newestFirst(hits) : hits
+        ordered = desc ? newestFirst(rows) : rows
         break
       case 'type':
-        ordered = grouped(hits, (h) => h.feature.type, desc)
+        ordered = grouped(rows, (row) => row.type, desc)
         break
       case 'project':
-        ordered = grouped(hits, (h) => h.feature.project, desc)
+        ordered = grouped(rows, (row) => row.project, desc)
         break
       case 'stale':
-        ordered = grouped(hits, (h) => (h.feature.stale ? 1 : 0), desc)
+        ordered = grouped(rows, (row) => (row.stale ? 1 : 0), desc)
         break
       case 'environment': {
         const environment = search.sortBy.environment
+        const environments = this.environmentKeeper(search, ctx)
+        const shown = (row: Row) => (environments(row.feature) ?? [...row.feature.environments.keys()]).includes(environment)
         // Booleans sort false before true; a flag without that environment comes last either way.
-        const shown = (h: FeatureSearchHit) => (h.environments ? h.environments.includes(environment) : h.feature.environments.has(environment))
-        ordered = grouped(hits, (h) => (shown(h) ? (h.feature.environments.get(environment)!.enabled ? 1 : 0) : null), desc)
+        ordered = grouped(rows, (row) => (shown(row) ? (row.feature.environments.get(environment)!.enabled ? 1 : 0) : null), desc)
         break
       }
       case 'lastSeenAt': {
         // Unleash ranks a flag by its best (flag, environment) row, whose time is the environment's last
         // sighting, else the flag's latest in any environment: the earliest ascending, the latest
         // descending; never seen last.
-        const keyOf = (h: FeatureSearchHit) => {
-          const flagSeen = flagLastSeen(h.feature, ctx)
+        const environments = this.environmentKeeper(search, ctx)
+        const keyOf = (row: Row): string | null => {
+          const flagSeen = flagLastSeen(row.feature, ctx)
           if (flagSeen === null) return null
-          const times = (h.environments ?? [...h.feature.environments.keys()]).map((env) => ctx.lastSeen(h.feature.name, env) ?? flagSeen).sort()
+          const times = (environments(row.feature) ?? [...row.feature.environments.keys()]).map((env) => ctx.lastSeen(row.feature.name, env) ?? flagSeen).sort()
           return desc ? times[times.length - 1] : times[0]
         }
-        const keys = new Map(hits.map((h) => [h, keyOf(h) ?? null]))
-        ordered = [...hits].sort((a, b) => compareNullsLast(keys.get(a)!, keys.get(b)!, desc))
+        const keys = new Map(rows.map((row) => [row, keyOf(row)]))
+        ordered = [...rows].sort((a, b) => compareNullsLast(keys.get(a)!, keys.get(b)!, desc))
         break
       }
     }
     if (!search.favoritesFirst) return ordered
-    return [...ordered.filter((h) => h.isFavorite), ...ordered.filter((h) => !h.isFavorite)]
+    const isFavorite = (row: Row) => isFavoriteOf(row.favoritedBy, ctx.viewer)
+    return [...ordered.filter(isFavorite), ...ordered.filter((row) => !isFavorite(row))]
   }
 }
 
@@ -405,26 +429,28 @@ const compareNullsLast = <K extends string | number>(a: K | null, b: K | null, d
 }
 
 // Stable grouping by a key (few distinct values): groups in key order, nulls last, each in arrival order.
-const grouped = <K extends string | number>(hits: FeatureSearchHit[], keyOf: (hit: FeatureSearchHit) => K | null, desc: boolean): FeatureSearchHit[] => {
-  const groups = new Map<K | null, FeatureSearchHit[]>()
-  for (const hit of hits) {
-    const key = keyOf(hit)
+const grouped = <K extends string | number>(rows: Row[], keyOf: (row: Row) => K | null, desc: boolean): Row[] => {
+  const groups = new Map<K | null, Row[]>()
+  for (const row of rows) {
+    const key = keyOf(row)
     let group = groups.get(key)
     if (!group) groups.set(key, (group = []))
-    group.push(hit)
+    group.push(row)
   }
-  return [...groups.keys()].sort((a, b) => compareNullsLast(a, b, desc)).flatMap((key) => groups.get(key)!)
+  const ordered: Row[] = []
+  for (const key of [...groups.keys()].sort((a, b) => compareNullsLast(a, b, desc))) for (const row of groups.get(key)!) ordered.push(row)
+  return ordered
 }
 
 // Creation order reversed, flags created at the same moment still by name ascending.
-const newestFirst = (hits: FeatureSearchHit[]): FeatureSearchHit[] => {
-  const result: FeatureSearchHit[] = []
-  let end = hits.length
+const newestFirst = (rows: Row[]): Row[] => {
+  const result: Row[] = []
+  let end = rows.length
   while (end > 0) {
     let start = end - 1
-    const at = hits[start].createdAtMs
-    while (start > 0 && hits[start - 1].createdAtMs === at) start--
-    for (let i = start; i < end; i++) result.push(hits[i])
+    const at = rows[start].createdAtMs
+    while (start > 0 && rows[start - 1].createdAtMs === at) start--
+    for (let i = start; i < end; i++) result.push(rows[i])
     end = start
   }
   return result

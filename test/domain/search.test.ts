@@ -89,7 +89,7 @@ t.test('lifecycle and archived: archived is a stage only in the lifecycle filter
   const flags = { initial: { archived: false, stage: 'initial' }, completed: { archived: false, stage: 'completed' }, archived: { archived: true, stage: 'archived' } }
   const kept = (value: string | undefined, archivedView = false) => {
     const keep = lifecycleMatcher(parseOperatorValue(value), archivedView)
-    return Object.entries(flags).filter(([, f]) => keep(f)).map(([name]) => name)
+    return Object.entries(flags).filter(([, f]) => keep(f.archived, f.stage)).map(([name]) => name)
   }
   t.same(kept(undefined), ['initial', 'completed'])
   t.same(kept(undefined, true), ['archived'])
