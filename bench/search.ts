@@ -110,6 +110,7 @@ const context: FeatureSearchContext = {
   environments,
   lifecycle: (feature) => feature.lifecycle[feature.lifecycle.length - 1],
   lastSeen: () => null,
+  counts: () => ({ yes: 0, no: 0 }),
   segmentName: () => undefined,
   segmentIdsNamed: () => [],
   changeRequestIds: () => [],

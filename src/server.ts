@@ -48,6 +48,7 @@ import { authenticator } from './read/tokens.js'
 import { Sessions } from './read/sessions.js'
 import { UserActivity } from './read/user-activity.js'
 import { FeatureSearchIndex } from './read/feature-search.js'
+import { HourlyCounts } from './read/hourly-counts.js'
 import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js'
 import { decodeSnapshotSet, encodeSnapshotSet, EventLog } from './store/log.js'
 import { LogFollower, LogPublisher, logStreamNames, type StreamSettings } from './store/log-stream.js'
@@ -210,6 +211,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     clientStreams,
     lastSeen: new SeenTimes(log.side<string>('last-seen')),
     tokenSeen,
+    hourlyCounts: new HourlyCounts(),
     lifecycleStages: new LifecycleStages(log.side<string>('lifecycle-stages')),
     featureSearch,
     applications: new Applications(),

@@ -171,11 +171,12 @@ const registrationFromHeaders = (req: Request, environment: string, now: string)
 }
 
 // A flag that was evaluated: its last-seen time and lifecycle stage move.
-const foldSeen = (deps: ApiDeps, name: string, environment: string, now: string) => {
+const foldSeen = (deps: ApiDeps, name: string, environment: string, now: string, counts: { yes: number; no: number }) => {
   for (const project of deps.registry.committedProjects.values()) {
     const feature = project.features.get(name)
     if (!feature) continue
     deps.lastSeen.record(flagSeenKey(name, environment), now)
+    deps.hourlyCounts.record(name, environment, Date.parse(now), counts.yes, counts.no)
     deps.lifecycleStages.observeMetrics(feature, deps.registry.committedInstance.environments.get(environment), now)
     return
   }
@@ -189,7 +190,7 @@ export const recordClientMetrics = (deps: ApiDeps, req: Request, input: ClientMe
   const sdkVersion = req.header('unleash-sdk')?.slice(0, 255)
   deps.applications.seen({ appName: input.appName, instanceId: input.instanceId, environment, lastSeen: now, remoteAddress: req.remoteAddress, sdkVersion })
   for (const [name, counts] of Object.entries(input.bucket?.toggles ?? {})) {
-    if (counts.yes + counts.no > 0) foldSeen(deps, name, environment, now)
+    if (counts.yes + counts.no > 0) foldSeen(deps, name, environment, now, counts)
   }
 }
 
@@ -356,7 +357,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
         })
       }
       for (const metric of input.metrics) {
-        if (metric.yes + metric.no > 0) foldSeen(deps, metric.featureName, environmentOf(metric.environment), now)
+        if (metric.yes + metric.no > 0) foldSeen(deps, metric.featureName, environmentOf(metric.environment), now, metric)
       }
       return empty(202)
     },

@@ -46,6 +46,8 @@ export interface FeatureSearchContext {
   // The flag's current lifecycle stage, metric-driven ones included.
   lifecycle: (feature: Feature) => LifecycleStage
   lastSeen: (feature: string, environment: string) => string | null
+  // SDK evaluations of the last hour.
+  counts: (feature: string, environment: string) => { yes: number; no: number }
   segmentName: (id: number) => string | undefined
   segmentIdsNamed: (names: readonly string[]) => number[]
   // Open change requests touching the flag in the environment.
@@ -348,12 +350,10 @@ export class FeatureSearchIndex {
     const { status, lastSeenAt } = search
     if (status.length === 0 && !lastSeenAt) return () => undefined
     return (feature) => {
-      const names = [...feature.environments.keys()]
-      const flagSeen = lastSeenAt ? flagLastSeen(feature, ctx) : null
-      const kept = names.filter((env) => {
+      const kept = [...feature.environments.keys()].filter((env) => {
         if (status.length > 0 && !status.some((s) => s.environment === env && s.enabled === feature.environments.get(env)!.enabled)) return false
         if (!lastSeenAt) return true
-        const seen = ctx.lastSeen(feature.name, env) ?? flagSeen
+        const seen = ctx.lastSeen(feature.name, env)
         return matchesDay(lastSeenAt, seen === null ? null : Date.parse(seen))
       })
       return kept.length > 0 ? kept : null
@@ -390,15 +390,16 @@ export class FeatureSearchIndex {
         break
       }
       case 'lastSeenAt': {
-        // Unleash ranks a flag by its best (flag, environment) row, whose time is the environment's last
-        // sighting, else the flag's latest in any environment: the earliest ascending, the latest
-        // descending; never seen last.
+        // Unleash ranks a flag by its best (flag, environment) row: the earliest sighting in an
+        // environment ascending, the latest descending; never seen last. (Its SQL falls back to the
+        // flag's own last_seen_at, which Unleash 8 no longer writes.)
         const environments = this.environmentKeeper(search, ctx)
         const keyOf = (row: Row): string | null => {
-          const flagSeen = flagLastSeen(row.feature, ctx)
-          if (flagSeen === null) return null
-          const times = (environments(row.feature) ?? [...row.feature.environments.keys()]).map((env) => ctx.lastSeen(row.feature.name, env) ?? flagSeen).sort()
-          return desc ? times[times.length - 1] : times[0]
+          const times = (environments(row.feature) ?? [...row.feature.environments.keys()])
+            .map((env) => ctx.lastSeen(row.feature.name, env))
+            .filter((time): time is string => time !== null)
+            .sort()
+          return times.length === 0 ? null : desc ? times[times.length - 1] : times[0]
         }
         const keys = new Map(rows.map((row) => [row, keyOf(row)]))
         ordered = [...rows].sort((a, b) => compareNullsLast(keys.get(a)!, keys.get(b)!, desc))
@@ -409,16 +410,6 @@ export class FeatureSearchIndex {
     const isFavorite = (row: Row) => isFavoriteOf(row.favoritedBy, ctx.viewer)
     return [...ordered.filter(isFavorite), ...ordered.filter((row) => !isFavorite(row))]
   }
-}
-
-// The flag's latest sighting in any of its environments (Unleash's features.last_seen_at).
-const flagLastSeen = (feature: Feature, ctx: Pick<FeatureSearchContext, 'lastSeen'>): string | null => {
-  let latest: string | null = null
-  for (const env of feature.environments.keys()) {
-    const seen = ctx.lastSeen(feature.name, env)
-    if (seen !== null && (latest === null || seen > latest)) latest = seen
-  }
-  return latest
 }
 
 const compareNullsLast = <K extends string | number>(a: K | null, b: K | null, desc: boolean): number => {
@@ -508,9 +499,7 @@ export const featureSearchView = (hit: FeatureSearchHit, dependencyType: 'parent
         lastSeenAt: ctx.lastSeen(feature.name, name),
         hasStrategies: env.strategies.length > 0,
         hasEnabledStrategies: env.strategies.some((s) => !s.disabled),
-        // Evaluation counts of the last hour: not kept per hour here.
-        yes: 0,
-        no: 0,
+        ...ctx.counts(feature.name, name),
         changeRequestIds: ctx.changeRequestIds(feature.name, name),
       }
     }),

@@ -346,6 +346,25 @@ t.test('who may search: admin callers; events without a project only for admins'
   t.same([anonymous.status, anonymous.body.name], [401, 'AuthenticationRequired'])
 })
 
+t.test('SDK metrics: last seen, counts of the hour and the pre-live stage, as Unleash 8.2 listed them', async (t) => {
+  const client = await ok(api(server, 'POST', '/api/admin/api-tokens', { tokenName: 'srch-metrics', type: 'client', environment: 'development' }), 'client token')
+  const now = new Date().toISOString()
+  const sent = await api(server, 'POST', '/api/client/metrics', { appName: 'srch-app', instanceId: 'srch-1', bucket: { start: now, stop: now, toggles: { 'srch-alpha': { yes: 3, no: 1 } } } }, client.body.secret)
+  t.equal(sent.status, 202)
+  const alpha = (await searchFeatures('query=srch-alpha')).body.features[0]
+  t.match(alpha.environments, [{ name: 'development', lastSeenAt: /^\d{4}-/, yes: 3, no: 1 }, { name: 'production', lastSeenAt: null, yes: 0, no: 0 }])
+  t.equal(alpha.lifecycle.stage, 'pre-live')
+  const today = now.slice(0, 10)
+  // Only the environment seen is listed: Unleash's fallback to a flag-wide last_seen_at finds none
+  // (Unleash 8 keeps sightings per environment only).
+  t.equal(await listed(`query=srch&lastSeenAt=IS_ON_OR_AFTER:${today}`), '1 srch-alpha[srch-blue|srch-red]{d+}')
+  t.equal(await listed(`query=srch&lastSeenAt=IS_BEFORE:${today}`), '0 ')
+  const seenFirst = 'srch-alpha[srch-blue|srch-red]{d+p-}, srch-beta[srch-blue]{d-p-}, srch-gamma{d-p-}, srch-delta{d-p-}, srch-seg{d-p-}, srch-eps{d-p-}'
+  t.equal(await listed('query=srch&sortBy=lastSeenAt'), `6 ${seenFirst}`)
+  t.equal(await listed('query=srch&sortBy=lastSeenAt&sortOrder=desc'), `6 ${seenFirst}`)
+  t.equal(await listed('query=srch&lifecycle=IS:pre-live'), '1 srch-alpha[srch-blue|srch-red]{d+p-}')
+})
+
 t.test('a change shows at once, and the index survives a restart', async (t) => {
   await ok(api(server, 'PUT', `${F}/srch-beta`, { type: 'operational', description: 'now operational' }), 'update')
   t.equal(await listed('query=srch&type=IS:operational'), '2 srch-beta[srch-blue]{d-p-}, srch-delta{d-p-}')

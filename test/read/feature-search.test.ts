@@ -71,7 +71,12 @@ const world = () => {
   return projects
 }
 
-const seen = new Map<string, string>([['seg\u0000production', '2024-04-01T10:00:00.000Z'], ['beta\u0000development', '2024-04-02T10:00:00.000Z']])
+const seen = new Map<string, string>([
+  ['seg\u0000production', '2024-04-01T10:00:00.000Z'],
+  ['beta\u0000development', '2024-04-02T10:00:00.000Z'],
+  ['gamma\u0000development', '2024-04-03T10:00:00.000Z'],
+  ['gamma\u0000production', '2024-03-30T10:00:00.000Z'],
+])
 
 const context = (viewer?: string): FeatureSearchContext => ({
   viewer,
@@ -84,6 +89,7 @@ const context = (viewer?: string): FeatureSearchContext => ({
     return { stage: 'initial', enteredStageAt: feature.createdAt }
   },
   lastSeen: (feature, environment) => seen.get(`${feature}\u0000${environment}`) ?? null,
+  counts: (feature, environment) => (feature === 'alpha' && environment === 'development' ? { yes: 3, no: 1 } : { yes: 0, no: 0 }),
   segmentName: (id) => (id === 7 ? 'vip' : undefined),
   segmentIdsNamed: (names) => (names.includes('vip') ? [7] : []),
   changeRequestIds: (feature, environment) => (feature === 'alpha' && environment === 'production' ? [3] : []),
@@ -112,8 +118,8 @@ t.test('filters', async (t) => {
   t.same(names(index, { favorite: 'IS:true' }, 'user:1'), ['seg'])
   t.same(names(index, { favorite: 'IS:true' }), [], 'nobody asking has no favorites')
   t.same(names(index, { createdAt: 'IS_BEFORE:2024-03-01' }), [])
-  t.same(names(index, { lastSeenAt: 'IS_ON_OR_AFTER:2024-04-02' }), ['beta'])
-  t.same(names(index, { lastSeenAt: 'IS_BEFORE:2030-01-01' }), ['beta', 'seg'], 'never-seen flags match neither operator')
+  t.same(names(index, { lastSeenAt: 'IS_ON_OR_AFTER:2024-04-02' }), ['beta', 'gamma'])
+  t.same(names(index, { lastSeenAt: 'IS_BEFORE:2030-01-01' }), ['beta', 'gamma', 'seg'], 'never-seen flags match neither operator')
 })
 
 t.test('tag and status filters list only the matching tags and environments', async (t) => {
@@ -125,9 +131,9 @@ t.test('tag and status filters list only the matching tags and environments', as
   t.same(names(index, { tag: 'EXCLUDE_IF_ANY_OF:simple:red', project: 'IS:default' }), ['beta', 'gamma', 'delta', 'seg', 'eps'])
   const on = searchWith(index, { status: ['development:enabled', 'production:enabled'] })
   t.same(on.hits.map((h) => [h.feature.name, h.environments]), [['alpha', ['development']]])
-  // seg was seen in production only: its development row takes the flag's latest sighting.
+  // beta was seen in development only: Unleash 8.2 listed only the environment seen.
   const lastSeen = searchWith(index, { lastSeenAt: 'IS_ON_OR_AFTER:2024-04-02', query: 'beta' })
-  t.same(lastSeen.hits.map((h) => h.environments), [['development', 'production']], "a row without a sighting of its own takes the flag's latest")
+  t.same(lastSeen.hits.map((h) => h.environments), [['development']], 'only the environments seen then are listed')
 })
 
 t.test('orders: ties stay in creation order, nulls last', async (t) => {
@@ -142,8 +148,9 @@ t.test('orders: ties stay in creation order, nulls last', async (t) => {
   t.same(q({ sortBy: 'stale', sortOrder: 'desc' }), ['gamma', 'alpha', 'beta', 'delta', 'seg', 'eps'])
   t.same(q({ sortBy: 'environment:development', sortOrder: 'desc' }), ['alpha', 'beta', 'gamma', 'delta', 'seg', 'eps'])
   t.same(q({ sortBy: 'environment:development' }), ['beta', 'gamma', 'delta', 'seg', 'eps', 'alpha'])
-  t.same(q({ sortBy: 'lastSeenAt' }), ['seg', 'beta', 'alpha', 'gamma', 'delta', 'eps'], "by each flag's earliest environment row")
-  t.same(q({ sortBy: 'lastSeenAt', sortOrder: 'desc' }), ['beta', 'seg', 'alpha', 'gamma', 'delta', 'eps'])
+  t.same(q({ sortBy: 'lastSeenAt' }), ['gamma', 'seg', 'beta', 'alpha', 'delta', 'eps'], "by each flag's earliest sighting; never seen last")
+  t.same(q({ sortBy: 'lastSeenAt', sortOrder: 'desc' }), ['gamma', 'beta', 'seg', 'alpha', 'delta', 'eps'], 'by its latest')
+  t.same(names(index, { sortBy: 'lastSeenAt', status: ['production:disabled'], query: 'a' }), ['gamma', 'alpha', 'beta', 'delta'], 'by the environments listed only')
   t.same(q({ favoritesFirst: 'true', sortBy: 'name', sortOrder: 'desc' }, 'user:1'), ['seg', 'gamma', 'eps', 'delta', 'beta', 'alpha'])
 })
 
@@ -228,7 +235,7 @@ t.test('the listed row: Unleash 8.2 fields', async (t) => {
     impressionData: false,
     dependencyType: 'parent',
     environments: [
-      { name: 'development', enabled: true, type: 'development', sortOrder: 2, variantCount: 0, lastSeenAt: null, hasStrategies: true, hasEnabledStrategies: true, yes: 0, no: 0, changeRequestIds: [] },
+      { name: 'development', enabled: true, type: 'development', sortOrder: 2, variantCount: 0, lastSeenAt: null, hasStrategies: true, hasEnabledStrategies: true, yes: 3, no: 1, changeRequestIds: [] },
       { name: 'production', enabled: false, type: 'production', sortOrder: 3, variantCount: 0, lastSeenAt: null, hasStrategies: false, hasEnabledStrategies: false, yes: 0, no: 0, changeRequestIds: [3] },
     ],
     segments: [],
