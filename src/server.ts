@@ -367,6 +367,8 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   const routes = side.routesWith(insights, replication, () => ({ eventsBehind: sinceSnapshot, writtenAt: snapshotWrittenAt }))
   const { createdAdminToken, createdAdminPassword } = await bootstrap(config, registry, dispatcher)
   http.serve(routes, side.auth)
+  // The flag search's index, built once serving has begun rather than on the admin UI's first list.
+  const warming = setImmediate(() => side.deps.featureSearch.warm())
   publisher?.start()
   const stopScheduler = startChangeRequestScheduler(side.deps, config.schedulerIntervalMs)
   const potentiallyStale = startPotentiallyStaleJob({ registry, dispatcher, clock, intervalMs: config.potentiallyStaleCheckMs })
@@ -378,6 +380,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     replayed: recovered.replayed,
     routes: routeTable(routes),
     close: async () => {
+      clearImmediate(warming)
       await http.close()
       stopScheduler()
       await potentiallyStale.stop()
