@@ -208,6 +208,10 @@ t.test('a committed event re-reads the flags it names; a bulk change re-sorts on
   const web = names(index, { project: 'IS:web', sortBy: 'name', sortOrder: 'desc', limit: '3' })
   t.same(web, ['web-one', 'gamma', 'bulk-599'])
   t.equal(searchWith(index, { project: 'IS:web' }).total, 602)
+  // A few flags among hundreds: found through the project and tag sets, then put in order.
+  t.same(names(index, { project: 'IS:default', sortBy: 'name' }), ['aaa-new', 'alpha', 'eps', 'seg'])
+  t.same(names(index, { project: 'IS:default' }), ['alpha', 'seg', 'eps', 'aaa-new'])
+  t.same(names(index, { tag: 'INCLUDE_ANY_OF:simple:blue,simple:red', sortOrder: 'desc' }), ['alpha'])
 
   projects.delete('web')
   index.apply([record('project-deleted', null, 'web')])
