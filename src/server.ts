@@ -39,6 +39,7 @@ import { prometheusRoutes, type SnapshotAge } from './api/prometheus.routes.js'
 import { ServedCounts } from './read/served-counts.js'
 import { loadStaticFiles, staticRoutes } from './http/static-files.js'
 import { Applications } from './read/applications.js'
+import { FeatureUsage } from './read/feature-usage.js'
 import { ClientDeltas } from './read/client-deltas.js'
 import { ClientFeatures } from './read/client-features.js'
 import { ClientStreams } from './read/client-streams.js'
@@ -57,6 +58,7 @@ import { forbidden } from './domain/errors.js'
 import type { Route } from './http/types.js'
 import { startPotentiallyStaleJob } from './actors/potentially-stale-job.js'
 import { exportImportRoutes } from './api/export-import.routes.js'
+import { clientMetricsRoutes } from './api/client-metrics.routes.js'
 import { favoriteRoutes } from './api/favorites.routes.js'
 import { featureTypeRoutes } from './api/feature-types.routes.js'
 import { lifecycleRoutes } from './api/lifecycle.routes.js'
@@ -215,6 +217,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     lifecycleStages: new LifecycleStages(log.side<string>('lifecycle-stages')),
     featureSearch,
     applications: new Applications(),
+    usage: new FeatureUsage(clock),
     sessions,
     activity: new UserActivity(log.side('user-activity')),
     served: new ServedCounts(),
@@ -263,6 +266,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
       ...projectOverviewRoutes(deps, insights),
       ...searchRoutes(deps),
       ...exportImportRoutes(deps),
+      ...clientMetricsRoutes(deps),
       ...staticRoutes(loadStaticFiles(uiDir() ?? '')),
     ]
     return [...routes, ...openApiRoutes(routes, packageVersion())]

@@ -11,6 +11,7 @@ import { parse } from './parse.js'
 import { pastClientPayload, pastWorld } from './history.js'
 import { clientFeatureResponse, clientFeaturesResponse } from '../schemas/responses.js'
 import { flagSeenKey } from '../read/seen-times.js'
+import type { UsageReport } from '../read/feature-usage.js'
 
 // The first registration of an application name is recorded (application-created); the SDK's answer
 // does not wait on anything else. A write refused now (a full disk) is tried again on the next one.
@@ -171,13 +172,14 @@ const registrationFromHeaders = (req: Request, environment: string, now: string)
 }
 
 // A flag that was evaluated: its last-seen time and lifecycle stage move.
-const foldSeen = (deps: ApiDeps, name: string, environment: string, now: string, counts: { yes: number; no: number }) => {
+const foldSeen = (deps: ApiDeps, name: string, environment: string, now: string, counts: Omit<UsageReport, 'featureName' | 'environment'>) => {
   for (const project of deps.registry.committedProjects.values()) {
     const feature = project.features.get(name)
     if (!feature) continue
     deps.lastSeen.record(flagSeenKey(name, environment), now)
     deps.hourlyCounts.record(name, environment, Date.parse(now), counts.yes, counts.no)
     deps.lifecycleStages.observeMetrics(feature, deps.registry.committedInstance.environments.get(environment), now)
+    deps.usage.record({ ...counts, featureName: name, environment })
     return
   }
 }
@@ -190,7 +192,7 @@ export const recordClientMetrics = (deps: ApiDeps, req: Request, input: ClientMe
   const sdkVersion = req.header('unleash-sdk')?.slice(0, 255)
   deps.applications.seen({ appName: input.appName, instanceId: input.instanceId, environment, lastSeen: now, remoteAddress: req.remoteAddress, sdkVersion })
   for (const [name, counts] of Object.entries(input.bucket?.toggles ?? {})) {
-    if (counts.yes + counts.no > 0) foldSeen(deps, name, environment, now, counts)
+    if (counts.yes + counts.no > 0) foldSeen(deps, name, environment, now, { appName: input.appName, ...counts })
   }
 }
 
@@ -357,7 +359,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
         })
       }
       for (const metric of input.metrics) {
-        if (metric.yes + metric.no > 0) foldSeen(deps, metric.featureName, environmentOf(metric.environment), now, metric)
+        if (metric.yes + metric.no > 0) foldSeen(deps, metric.featureName, environmentOf(metric.environment), now, { appName: metric.appName, yes: metric.yes, no: metric.no, variants: metric.variants })
       }
       return empty(202)
     },

@@ -16,6 +16,7 @@ import type { Logger } from '../logger.js'
 import type { UserActivity } from '../read/user-activity.js'
 import type { FeatureSearchIndex } from '../read/feature-search.js'
 import type { HourlyCounts } from '../read/hourly-counts.js'
+import type { FeatureUsage } from '../read/feature-usage.js'
 
 export interface ApiDeps {
   dispatcher: Dispatcher
@@ -33,6 +34,8 @@ export interface ApiDeps {
   // Every flag as the search API finds them, kept up by committed events.
   featureSearch: FeatureSearchIndex
   applications: Applications
+  // SDKs' evaluation counts per flag for the last hours (the flag page's metrics).
+  usage: FeatureUsage
   sessions: Sessions
   activity: UserActivity
   served: ServedCounts

@@ -359,3 +359,20 @@ const replicationDetails = v.object({
 export const healthResponse = v.object({ health: v.literal('GOOD'), details: replicationDetails })
 
 export const readyResponse = v.object({ health: v.literal('GOOD'), degraded: v.optional(text) })
+
+// Reads of Unleash's own admin UI (its metrics panel, dashboard, project status, playground).
+const usageCounts = { environment: text, timestamp: dateTime, yes: v.number(), no: v.number() }
+
+export const featureUsageResponse = v.object({
+  version: v.number(),
+  maturity: text,
+  featureName: text,
+  lastHourUsage: v.array(v.object(usageCounts)),
+  seenApplications: v.array(text),
+})
+
+export const rawFeatureUsageResponse = v.object({
+  version: v.number(),
+  maturity: text,
+  data: v.array(v.object({ ...usageCounts, featureName: text, appName: text, variants: v.optional(v.record(v.string(), v.number())) })),
+})
