@@ -59,6 +59,7 @@ import type { Route } from './http/types.js'
 import { startPotentiallyStaleJob } from './actors/potentially-stale-job.js'
 import { exportImportRoutes } from './api/export-import.routes.js'
 import { clientMetricsRoutes } from './api/client-metrics.routes.js'
+import { adminUiRoutes } from './api/admin-ui.routes.js'
 import { favoriteRoutes } from './api/favorites.routes.js'
 import { featureTypeRoutes } from './api/feature-types.routes.js'
 import { lifecycleRoutes } from './api/lifecycle.routes.js'
@@ -267,6 +268,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
       ...searchRoutes(deps),
       ...exportImportRoutes(deps),
       ...clientMetricsRoutes(deps),
+      ...adminUiRoutes(deps, packageVersion()),
       ...staticRoutes(loadStaticFiles(uiDir() ?? '')),
     ]
     return [...routes, ...openApiRoutes(routes, packageVersion())]

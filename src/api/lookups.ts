@@ -40,3 +40,10 @@ export const viewContext = (deps: ApiDeps, project: ProjectState, req?: Request)
   viewer: req && viewerKey(req),
   metricStages: (feature) => deps.lifecycleStages.of(feature),
 })
+
+// The address the UI is reached at, for links made for it: UNLEASH_URL when given, else the host the
+// request was sent to (as the cross-origin check takes it), so links work behind a proxy too.
+export const publicUrlFor = (deps: Pick<ApiDeps, 'config'>, req: Request): string => {
+  const host = req.header('host')
+  return deps.config.publicOrigin === undefined && host ? `http://${host}` : deps.config.publicUrl
+}

@@ -376,3 +376,18 @@ export const rawFeatureUsageResponse = v.object({
   maturity: text,
   data: v.array(v.object({ ...usageCounts, featureName: text, appName: text, variants: v.optional(v.record(v.string(), v.number())) })),
 })
+
+export const uiConfigResponse = v.object({
+  environment: text,
+  version: text,
+  versionInfo: v.object({ current: v.object({ oss: text, enterprise: text }), latest: v.object({}), isLatest: v.boolean() }),
+  unleashUrl: text,
+  baseUriPath: text,
+  authenticationType: text,
+  disablePasswordAuth: v.boolean(),
+  emailEnabled: v.boolean(),
+  maintenanceMode: v.boolean(),
+  frontendApiOrigins: v.array(text),
+  resourceLimits: v.record(v.string(), v.number()),
+  flags: v.record(v.string(), v.boolean()),
+})
