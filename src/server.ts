@@ -60,6 +60,7 @@ import { startPotentiallyStaleJob } from './actors/potentially-stale-job.js'
 import { exportImportRoutes } from './api/export-import.routes.js'
 import { clientMetricsRoutes } from './api/client-metrics.routes.js'
 import { adminUiRoutes } from './api/admin-ui.routes.js'
+import { personalDashboardRoutes } from './api/personal-dashboard.routes.js'
 import { favoriteRoutes } from './api/favorites.routes.js'
 import { featureTypeRoutes } from './api/feature-types.routes.js'
 import { lifecycleRoutes } from './api/lifecycle.routes.js'
@@ -269,6 +270,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
       ...exportImportRoutes(deps),
       ...clientMetricsRoutes(deps),
       ...adminUiRoutes(deps, packageVersion()),
+      ...personalDashboardRoutes(deps, insights),
       ...staticRoutes(loadStaticFiles(uiDir() ?? '')),
     ]
     return [...routes, ...openApiRoutes(routes, packageVersion())]

@@ -391,3 +391,66 @@ export const uiConfigResponse = v.object({
   resourceLimits: v.record(v.string(), v.number()),
   flags: v.record(v.string(), v.boolean()),
 })
+
+export const profileResponse = v.object({
+  rootRole: v.object({ id: v.number(), type: text, name: text, description: v.optional(text), project: v.optional(nullableText) }),
+  projects: v.array(text),
+  groups: v.array(v.object({ id: v.number(), name: text, description: nullableText, mappingsSSO: v.array(text), rootRole: v.nullable(v.number()) })),
+  subscriptions: v.array(text),
+  features: v.array(v.unknown()),
+  canChangePassword: v.boolean(),
+})
+
+const stageSummary = v.object({ averageDays: v.nullable(v.number()), currentFlags: v.number() })
+
+export const projectStatusResponse = v.object({
+  resources: v.object({ members: v.number(), apiTokens: v.number(), segments: v.number() }),
+  activityCountByDate: v.array(v.object({ date: text, count: v.number() })),
+  health: v.object({ current: v.number() }),
+  technicalDebt: v.object({ current: v.number() }),
+  lifecycleSummary: v.object({
+    initial: stageSummary,
+    preLive: stageSummary,
+    live: stageSummary,
+    completed: stageSummary,
+    archived: v.object({ currentFlags: v.number(), last30Days: v.number() }),
+  }),
+  staleFlags: v.object({ total: v.number() }),
+})
+
+export const flagCreatorsResponse = v.array(v.object({ id: v.number(), name: text }))
+
+const ownerResponse = v.union([
+  v.object({ ownerType: v.literal('user'), name: text, email: v.optional(nullableText), imageUrl: v.optional(nullableText) }),
+  v.object({ ownerType: v.literal('group'), name: text }),
+  v.object({ ownerType: v.literal('system') }),
+])
+
+export const personalDashboardResponse = v.object({
+  flags: v.array(v.object({ name: text, type: text, project: text })),
+  projects: v.array(v.object({ id: text, name: text, health: v.number(), technicalDebt: v.number(), memberCount: v.number(), featureCount: v.number() })),
+  projectOwners: v.array(ownerResponse),
+  admins: v.array(v.object({ id: v.number(), name: v.optional(text), username: v.optional(text), email: v.optional(text), imageUrl: v.optional(text) })),
+})
+
+const onboardingStatusResponse = v.union([
+  v.object({ status: v.picklist(['onboarding-started', 'sdk-connected', 'onboarded']) }),
+  v.object({ status: v.literal('first-flag-created'), feature: text }),
+])
+
+export const personalProjectDetailsResponse = v.object({
+  latestEvents: v.array(v.object({ id: v.number(), summary: nullableText, createdBy: text, createdByImageUrl: text, createdAt: dateTime })),
+  onboardingStatus: onboardingStatusResponse,
+  owners: v.array(ownerResponse),
+  roles: v.array(v.object({ id: v.number(), name: text, type: text })),
+  insights: v.object({
+    avgHealthCurrentWindow: v.nullable(v.number()),
+    avgHealthPastWindow: v.nullable(v.number()),
+    totalFlags: v.number(),
+    activeFlags: v.number(),
+    staleFlags: v.number(),
+    potentiallyStaleFlags: v.number(),
+    health: v.number(),
+    technicalDebt: v.number(),
+  }),
+})
