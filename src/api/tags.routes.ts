@@ -9,6 +9,7 @@ import type { Tag } from '../schemas/shared.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { locateFeature } from './lookups.js'
 import { parse } from './parse.js'
+import { tagsResponse } from '../schemas/responses.js'
 
 const tagsPath = '/api/admin/features/:featureName/tags'
 
@@ -35,6 +36,15 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
   // A tagging command, with the tags it adds created first when new (Unleash's tag-created), in one append.
   const tagging = (projectId: string, command: ProjectCommandInput, added: readonly Tag[]) =>
     deps.dispatcher.together([{ projectId, command }], added.length > 0 ? [{ type: 'tags.ensure', tags: [...added], meta: command.meta }] : [], { instanceFirst: true })
+  // Tags created on their own and those flags carry, each once, by type and value.
+  const allTags = () => {
+    const seen = new Map<string, { type: string; value: string }>()
+    for (const tag of deps.registry.committedInstance.tags.values()) seen.set(`${tag.type}\u0000${tag.value}`, tagView(tag))
+    for (const project of deps.registry.committedProjects.values()) {
+      for (const f of project.features.values()) for (const t of f.tags) seen.set(`${t.type}\u0000${t.value}`, tagView(t))
+    }
+    return [...seen.values()].sort((a, b) => a.type.localeCompare(b.type) || a.value.localeCompare(b.value))
+  }
 
   return [
     {
@@ -133,17 +143,16 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
         return empty(200)
       },
     },
+    { method: 'GET', path: '/api/admin/tags', access: 'admin', handler: () => json({ version: 1, tags: allTags() }) },
     {
+      // Unleash's tag picker lists the values of one type (an unknown type: 404, as GET /api/admin/tag-types/:name).
       method: 'GET',
-      path: '/api/admin/tags',
+      path: '/api/admin/tags/:type',
       access: 'admin',
-      handler: () => {
-        const seen = new Map<string, { type: string; value: string }>()
-        for (const tag of deps.registry.committedInstance.tags.values()) seen.set(`${tag.type}\u0000${tag.value}`, tagView(tag))
-        for (const project of deps.registry.committedProjects.values()) {
-          for (const f of project.features.values()) for (const t of f.tags) seen.set(`${t.type}\u0000${t.value}`, tagView(t))
-        }
-        return json({ version: 1, tags: [...seen.values()].sort((a, b) => a.type.localeCompare(b.type) || a.value.localeCompare(b.value)) })
+      docs: { summary: 'The tags of one tag type', responses: { 200: tagsResponse } },
+      handler: (req) => {
+        const type = tagType(req.params.type).name
+        return json({ version: 1, tags: allTags().filter((t) => t.type === type) })
       },
     },
     { method: 'GET', path: tagsPath, access: 'admin', handler: (req) => json(tagsOf(req.params.featureName)) },

@@ -134,6 +134,31 @@ export const environmentView = (environment: Environment, projectCount: number) 
   projectCount,
 })
 
+// Every environment as one project sees it (Unleash's GET /api/admin/environments/project/:id): whether
+// the project uses it (visible), its change-request approvals there, the API tokens that reach it and
+// the project's flags switched on in it.
+export const projectEnvironmentsView = (project: ProjectState, environments: Iterable<Environment>, tokens: Iterable<ApiToken>) => {
+  const tokenList = [...tokens]
+  const features = [...project.features.values()].filter((f) => !f.archived)
+  return [...environments]
+    .sort((a, b) => a.sortOrder - b.sortOrder || a.createdAt.localeCompare(b.createdAt))
+    .map((environment) => {
+      const used = project.environments.get(environment.name)
+      return {
+        name: environment.name,
+        type: environment.type,
+        enabled: environment.enabled,
+        protected: environment.protected,
+        sortOrder: environment.sortOrder,
+        requiredApprovals: used?.changeRequestsEnabled ? used.requiredApprovals : null,
+        projectApiTokenCount: tokenList.filter((t) => t.environment === environment.name && (t.projects.includes('*') || t.projects.includes(project.settings.id))).length,
+        projectEnabledToggleCount: features.filter((f) => f.environments.get(environment.name)?.enabled === true).length,
+        visible: used !== undefined,
+        ...(used?.defaultStrategy ? { defaultStrategy: used.defaultStrategy } : {}),
+      }
+    })
+}
+
 // Unleash lists a token's secret to those who may read tokens; events never carry it (publicToken).
 export const apiTokenView = (token: ApiToken, seenAt: string | null) => ({
   secret: token.maskedSecret,

@@ -392,6 +392,28 @@ export const uiConfigResponse = v.object({
   flags: v.record(v.string(), v.boolean()),
 })
 
+export const projectEnvironmentsResponse = v.object({
+  version: v.number(),
+  environments: v.array(
+    v.object({
+      name: text,
+      type: text,
+      enabled: v.boolean(),
+      protected: v.boolean(),
+      sortOrder: v.number(),
+      requiredApprovals: v.nullable(v.number()),
+      projectApiTokenCount: v.number(),
+      projectEnabledToggleCount: v.number(),
+      visible: v.boolean(),
+      defaultStrategy: v.optional(v.object({ name: text })),
+    }),
+  ),
+})
+
+export const tagsResponse = v.object({ version: v.number(), tags: v.array(v.object({ type: text, value: text })) })
+
+export const dependenciesExistResponse = v.boolean()
+
 export const profileResponse = v.object({
   rootRole: v.object({ id: v.number(), type: text, name: text, description: v.optional(text), project: v.optional(nullableText) }),
   projects: v.array(text),
