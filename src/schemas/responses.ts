@@ -476,3 +476,17 @@ export const personalProjectDetailsResponse = v.object({
     technicalDebt: v.number(),
   }),
 })
+
+const evaluatedFlag = playgroundResponse.entries.features.item
+
+export const advancedPlaygroundResponse = v.object({
+  input: v.object({ environments: v.array(text), projects: v.union([v.literal('*'), v.array(text)]), context: v.record(v.string(), v.unknown()) }),
+  features: v.array(
+    v.object({
+      name: text,
+      projectId: text,
+      environments: v.record(v.string(), v.array(v.object({ ...evaluatedFlag.entries, environment: text, context: v.record(v.string(), v.string()) }))),
+    }),
+  ),
+  warnings: v.optional(v.object({ invalidContextProperties: v.array(text) })),
+})
