@@ -490,3 +490,5 @@ export const advancedPlaygroundResponse = v.object({
   ),
   warnings: v.optional(v.object({ invalidContextProperties: v.array(text) })),
 })
+
+export const splashResponse = v.object({ splashId: text, userId: v.number(), seen: v.boolean() })

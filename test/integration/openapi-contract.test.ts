@@ -159,6 +159,8 @@ t.test('the answers of a tour of the API match the OpenAPI document', async (t) 
   await expect(200, 'GET', '/api/admin/tags/simple')
   await expect(200, 'POST', '/api/admin/playground/advanced', { environments: ['development', 'production'], projects: ['tour'], context: { appName: 'tour', userId: 'u1,u2' } })
   await expect(204, 'POST', '/api/admin/record-ui-error', { errorMessage: 'a page crashed', errorStack: 'at Page' })
+  await expect(204, 'POST', '/api/admin/constraints/validate', { contextName: 'userId', operator: 'IN', values: ['u1'] })
+  await expect(200, 'POST', '/api/admin/splash/strategy-drag-tooltip', undefined, { ...asUser, headers: { ...asUser.headers, origin: base } })
 
   // Errors: each answers the one Error schema.
   await expect(400, 'POST', '/api/admin/projects/tour/features', { name: 42 })

@@ -233,3 +233,20 @@ t.test('POST /api/admin/record-ui-error takes a crash report of the admin UI', a
   t.same([res.status, res.text], [204, ''])
   expectError(t, await api(server, 'POST', '/api/admin/record-ui-error', { errorStack: 'no message' }), { status: 400, message: /errorMessage/ })
 })
+
+t.test('POST /api/admin/constraints/validate checks a constraint as a saved strategy\'s is checked', async (t) => {
+  t.equal((await api(server, 'POST', '/api/admin/constraints/validate', { contextName: 'userId', operator: 'IN', values: ['a', 'b'] })).status, 204)
+  expectError(t, await api(server, 'POST', '/api/admin/constraints/validate', { contextName: 'userId', operator: 'NUM_EQ', value: 'x' }), { status: 400, message: /must be a number/ })
+  expectError(t, await api(server, 'POST', '/api/admin/constraints/validate', { operator: 'IN', values: [] }), { status: 400, message: /contextName/ })
+  expectOk(await api(server, 'POST', '/api/admin/context', { name: 'tier', legalValues: [{ value: 'gold' }] }), 'a field with legal values')
+  expectError(t, await api(server, 'POST', '/api/admin/constraints/validate', { contextName: 'tier', operator: 'IN', values: ['tin'] }), { status: 400, message: /not a legal value/ })
+})
+
+t.test('POST /api/admin/splash/:id notes a hint the user has seen; GET /api/admin/user lists them', async (t) => {
+  const res = await as(dana.session, 'POST', '/api/admin/splash/strategy-drag-tooltip')
+  t.same([res.status, res.body], [200, { splashId: 'strategy-drag-tooltip', userId: dana.id, seen: true }])
+  t.same((await as(dana.session, 'GET', '/api/admin/user')).body.splash, { 'strategy-drag-tooltip': true })
+  t.equal((await as(dana.session, 'POST', '/api/admin/splash/strategy-drag-tooltip')).status, 200, 'again: still 200')
+  expectError(t, await api(server, 'POST', '/api/admin/splash/strategy-drag-tooltip'), { status: 400 }, 'an API token has no hints')
+  expectError(t, await as(dana.session, 'POST', '/api/admin/splash/a%20b'), { status: 400, message: /splashId/ })
+})
