@@ -1,5 +1,6 @@
 import type { Route } from '../http/types.js'
-import { uiConfigResponse } from '../schemas/responses.js'
+import { instanceStatsResponse, uiConfigResponse } from '../schemas/responses.js'
+import { instanceStatsView } from '../read/instance-stats.js'
 import { recordUiErrorSchema } from '../schemas/admin-ui.js'
 import { empty, json, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
@@ -71,5 +72,23 @@ export const adminUiRoutes = (deps: ApiDeps, version: string): Route[] => [
       deps.logger.warn('the admin UI reported a crashed page', { user: req.principal?.name, errorMessage: input.errorMessage, errorStack: input.errorStack?.slice(0, 2000) })
       return empty(204)
     },
+  },
+  {
+    // The admin home's counts (Unleash lets any signed-in user read them).
+    method: 'GET',
+    path: '/api/admin/instance-admin/statistics',
+    access: 'admin',
+    docs: { summary: 'Counts of what this instance holds', responses: { 200: instanceStatsResponse } },
+    handler: () =>
+      json(
+        instanceStatsView({
+          instance: deps.registry.committedInstance,
+          projects: deps.registry.committedProjects.values(),
+          version,
+          now: deps.clock(),
+          lastLogin: (userId) => deps.activity.of(userId).seenAt,
+          applications: deps.applications.list(),
+        }),
+      ),
   },
 ]

@@ -492,3 +492,23 @@ export const advancedPlaygroundResponse = v.object({
 })
 
 export const splashResponse = v.object({ splashId: text, userId: v.number(), seen: v.boolean() })
+
+export const instanceStatsResponse = v.object({
+  timestamp: dateTime,
+  versionOSS: text,
+  versionEnterprise: text,
+  users: v.number(),
+  serviceAccounts: v.number(),
+  apiTokens: v.record(v.string(), v.number()),
+  activeUsers: v.object({ last7: v.number(), last30: v.number(), last60: v.number(), last90: v.number() }),
+  featureToggles: v.number(),
+  archivedFeatureToggles: v.number(),
+  projects: v.number(),
+  contextFields: v.number(),
+  roles: v.number(),
+  groups: v.number(),
+  environments: v.number(),
+  segments: v.number(),
+  strategies: v.number(),
+  clientApps: v.array(v.object({ range: text, count: v.number() })),
+})

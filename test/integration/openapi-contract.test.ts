@@ -147,6 +147,7 @@ t.test('the answers of a tour of the API match the OpenAPI document', async (t) 
   const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
   const asUser = { token: null, headers: { cookie } }
   await expect(200, 'GET', '/api/admin/ui-config')
+  await expect(200, 'GET', '/api/admin/instance-admin/statistics')
   await expect(200, 'GET', '/api/admin/personal-dashboard', undefined, asUser)
   await expect(200, 'GET', '/api/admin/personal-dashboard/tour', undefined, asUser)
   await expect(200, 'GET', '/api/admin/user/profile', undefined, asUser)

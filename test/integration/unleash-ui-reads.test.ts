@@ -250,3 +250,15 @@ t.test('POST /api/admin/splash/:id notes a hint the user has seen; GET /api/admi
   expectError(t, await api(server, 'POST', '/api/admin/splash/strategy-drag-tooltip'), { status: 400 }, 'an API token has no hints')
   expectError(t, await as(dana.session, 'POST', '/api/admin/splash/a%20b'), { status: 400, message: /splashId/ })
 })
+
+t.test('GET /api/admin/instance-admin/statistics counts what the instance holds', async (t) => {
+  const res = await as(dana.session, 'GET', '/api/admin/instance-admin/statistics')
+  t.equal(res.status, 200)
+  const features = (await api(server, 'GET', '/api/admin/features')).body.features.length
+  const projects = (await api(server, 'GET', '/api/admin/projects')).body.projects.length
+  t.match(res.body, { versionEnterprise: '', users: 2, featureToggles: features, projects, environments: 3, passwordAuthEnabled: true })
+  t.ok(res.body.archivedFeatureToggles >= 2, 'archived flags are counted apart')
+  t.ok(res.body.apiTokens.backend >= 1 && res.body.apiTokens.admin >= 1, 'tokens by type')
+  t.same(res.body.activeUsers, { last7: 1, last30: 1, last60: 1, last90: 1 }, 'dana signed in; the admin user never did')
+  t.match(res.body.clientApps, [{ range: '7d', count: 0 }, { range: '30d', count: 0 }, { range: 'allTime', count: 0 }])
+})
