@@ -2,6 +2,7 @@ import type { Route } from '../http/types.js'
 import { instanceStatsResponse, uiConfigResponse } from '../schemas/responses.js'
 import { instanceStatsView } from '../read/instance-stats.js'
 import { recordUiErrorSchema } from '../schemas/admin-ui.js'
+import { maxStrategySegments } from '../schemas/shared.js'
 import { empty, json, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
 import { publicUrlFor } from './lookups.js'
@@ -17,7 +18,6 @@ const uiFlags = {
 
 // Limits Unleash's UI reads that have no counterpart here (actions, signals, release templates): its defaults.
 const unusedLimits = {
-  strategySegments: 5,
   actionSetActions: 10,
   actionSetsPerProject: 5,
   actionSetFilters: 5,
@@ -53,7 +53,7 @@ export const adminUiRoutes = (deps: ApiDeps, version: string): Route[] => [
         impactMetrics: 'disabled',
         // The frontend API answers every origin (CORS).
         frontendApiOrigins: ['*'],
-        resourceLimits: { ...unusedLimits, ...deps.config.limits },
+        resourceLimits: { ...unusedLimits, strategySegments: maxStrategySegments, ...deps.config.limits },
         unleashContext: {},
         storiesPageEnabled: false,
         flags: uiFlags,

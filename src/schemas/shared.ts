@@ -98,6 +98,9 @@ const parameterValue = v.union(
   'strategy parameters must be strings, numbers or booleans',
 )
 
+// Unleash's limit on the segments one strategy uses (SEMANTICS 2.3).
+export const maxStrategySegments = 5
+
 export const createFeatureStrategySchema = v.object({
   name: v.pipe(boundedString('name', 100), v.minLength(1, '"name" is not allowed to be empty')),
   title: v.nullish(boundedString('title', 1000)),
@@ -109,7 +112,7 @@ export const createFeatureStrategySchema = v.object({
   segments: v.optional(
     v.pipe(
       v.array(v.pipe(v.number('"segments" must hold segment ids'), v.safeInteger('"segments" must hold segment ids'), v.minValue(1)), '"segments" must be an array of ids'),
-      v.maxLength(5, 'Strategies may not have more than 5 segments'),
+      v.maxLength(maxStrategySegments, `Strategies may not have more than ${maxStrategySegments} segments`),
     ),
   ),
 })
