@@ -49,7 +49,6 @@ import { authenticator } from './read/tokens.js'
 import { Sessions } from './read/sessions.js'
 import { UserActivity } from './read/user-activity.js'
 import { FeatureSearchIndex } from './read/feature-search.js'
-import { HourlyCounts } from './read/hourly-counts.js'
 import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js'
 import { decodeSnapshotSet, encodeSnapshotSet, EventLog } from './store/log.js'
 import { LogFollower, LogPublisher, logStreamNames, type StreamSettings } from './store/log-stream.js'
@@ -215,7 +214,6 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     clientStreams,
     lastSeen: new SeenTimes(log.side<string>('last-seen')),
     tokenSeen,
-    hourlyCounts: new HourlyCounts(),
     lifecycleStages: new LifecycleStages(log.side<string>('lifecycle-stages')),
     featureSearch,
     applications: new Applications(),

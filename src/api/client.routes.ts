@@ -177,7 +177,6 @@ const foldSeen = (deps: ApiDeps, name: string, environment: string, now: string,
     const feature = project.features.get(name)
     if (!feature) continue
     deps.lastSeen.record(flagSeenKey(name, environment), now)
-    deps.hourlyCounts.record(name, environment, Date.parse(now), counts.yes, counts.no)
     deps.lifecycleStages.observeMetrics(feature, deps.registry.committedInstance.environments.get(environment), now)
     deps.usage.record({ ...counts, featureName: name, environment })
     return

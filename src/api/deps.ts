@@ -15,7 +15,6 @@ import type { ServedCounts } from '../read/served-counts.js'
 import type { Logger } from '../logger.js'
 import type { UserActivity } from '../read/user-activity.js'
 import type { FeatureSearchIndex } from '../read/feature-search.js'
-import type { HourlyCounts } from '../read/hourly-counts.js'
 import type { FeatureUsage } from '../read/feature-usage.js'
 
 export interface ApiDeps {
@@ -28,8 +27,6 @@ export interface ApiDeps {
   // When each flag was last seen per environment (flagSeenKey), and each API token (its secret's hash).
   lastSeen: SeenTimes
   tokenSeen: SeenTimes
-  // SDK evaluation counts of the current hour per flag and environment.
-  hourlyCounts: HourlyCounts
   lifecycleStages: LifecycleStages
   // Every flag as the search API finds them, kept up by committed events.
   featureSearch: FeatureSearchIndex

@@ -74,7 +74,7 @@ const searchContext = (deps: ApiDeps, req: Request): FeatureSearchContext => {
     environments: instance.environments,
     lifecycle: (feature) => currentLifecycle(feature, { metricStages: (name) => deps.lifecycleStages.of(name) }),
     lastSeen: (feature, environment) => deps.lastSeen.of(flagSeenKey(feature, environment)),
-    counts: (feature, environment) => deps.hourlyCounts.of(feature, environment, deps.clock().getTime()),
+    counts: (feature, environment) => deps.usage.lastHour(feature, environment),
     segmentName: (id) => instance.segments.get(id)?.name,
     segmentIdsNamed: (names) => [...instance.segments.values()].filter((s) => names.includes(s.name)).map((s) => s.id),
     changeRequestIds: (feature, environment) => (openRequests ??= openRequestsByFeature()).get(flagInEnvironment(feature, environment)) ?? [],

@@ -86,6 +86,20 @@ export class FeatureUsage {
     return series
   }
 
+  // The flag's yes and no in one environment, all applications together, from the hourly rows that
+  // started in the last hour: what Unleash's flag search shows per environment.
+  lastHour(featureName: string, environment: string): { yes: number; no: number } {
+    const since = this.clock().getTime() - hourMs
+    let yes = 0
+    let no = 0
+    for (const bucket of this.byFeature.get(featureName)?.values() ?? []) {
+      if (bucket.environment !== environment || Date.parse(bucket.timestamp) < since) continue
+      yes += bucket.yes
+      no += bucket.no
+    }
+    return { yes, no }
+  }
+
   // Applications that reported the flag in the hours kept, by name.
   applications(featureName: string): string[] {
     return [...new Set([...(this.byFeature.get(featureName)?.values() ?? [])].map((b) => b.appName))].sort()

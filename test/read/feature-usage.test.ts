@@ -40,3 +40,18 @@ t.test('hours older than the 48 kept are dropped', async (t) => {
   t.same(usage.recent('f', 48), [], 'two days later the first hour is gone')
   t.same(usage.applications('f'), [])
 })
+
+t.test("a flag's last hour per environment sums the hourly rows that started in the last hour", async (t) => {
+  const time = clockAt('2024-05-01T10:05:00Z')
+  const usage = new FeatureUsage(time.clock)
+  usage.record({ featureName: 'f', appName: 'web', environment: 'production', yes: 3, no: 1 })
+  time.set('2024-05-01T10:55:00Z')
+  usage.record({ featureName: 'f', appName: 'api', environment: 'production', yes: 2, no: 0 })
+  time.set('2024-05-01T10:59:00Z')
+  t.same(usage.lastHour('f', 'production'), { yes: 5, no: 1 }, 'both applications')
+  t.same(usage.lastHour('f', 'development'), { yes: 0, no: 0 }, 'per environment')
+  time.set('2024-05-01T11:00:00Z')
+  t.same(usage.lastHour('f', 'production'), { yes: 5, no: 1 }, "Unleash sums the rows of the last hour: 10:00's row at 11:00 exactly")
+  time.set('2024-05-01T11:00:01Z')
+  t.same(usage.lastHour('f', 'production'), { yes: 0, no: 0 })
+})
