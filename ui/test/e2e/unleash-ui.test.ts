@@ -48,7 +48,7 @@ t.test(`Unleash ${unleashUiVersion}'s admin UI in front of this server: a flag's
   // Fonts and avatars come from the internet: not part of this, and not to wait for.
   await context.route((url) => url.origin !== proxy.url, (route) => route.abort())
   const page = await context.newPage()
-  page.setDefaultTimeout(15_000)
+  page.setDefaultTimeout(30_000)
   const recorder = recordCalls(page, proxy.url)
   const step = async (name: string, run: () => Promise<void>) => {
     try {
@@ -138,8 +138,12 @@ t.test(`Unleash ${unleashUiVersion}'s admin UI in front of this server: a flag's
   )
 
   await step('segments', async () => {
-    await page.getByRole('button', { name: 'Configure' }).click()
-    await page.getByRole('link', { name: 'Segments' }).click()
+    // The Configure group may already be open; a click that lands while it unfolds can be lost on a
+    // loaded machine, so the link is clicked again until the page changes.
+    const segments = page.getByRole('link', { name: 'Segments' })
+    if (!(await segments.isVisible())) await page.getByRole('button', { name: 'Configure' }).click()
+    await segments.click()
+    await page.waitForURL(/\/segments$/, { timeout: 5_000 }).catch(() => segments.click())
     await page.getByRole('heading', { name: /^Segments \(\d+\)$/ }).waitFor()
   })
 
