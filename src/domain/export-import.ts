@@ -4,7 +4,8 @@ import { ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { withEntry } from './immutable.js'
 import type { ContextField, InstanceState } from './instance-state.js'
-import { decideEnsureTags, decideImportTagTypes, evolveTagTypes, type TagType } from './tag-types.js'
+import { decideEnsureTags, decideImportTagTypes, evolveTagTypes } from './tag-types.js'
+import type { TagType } from './built-in-types.js'
 import type { Tag } from '../schemas/shared.js'
 
 // Any Viewer may export, and each export is an event: past this size it records the flags' names,

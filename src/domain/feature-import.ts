@@ -12,7 +12,7 @@ import { decideCreateFeature, decideUpdateFeature } from './features.js'
 import type { ContextField, Environment, Segment, StrategyType } from './instance-state.js'
 import type { Feature, ProjectState } from './project-state.js'
 import { decideAddStrategy, decideToggleEnvironment } from './strategies.js'
-import type { TagType } from './tag-types.js'
+import type { TagType } from './built-in-types.js'
 import type { ProjectWorld } from './world.js'
 
 // Import of Unleash's export format into one project and one environment (Unleash's

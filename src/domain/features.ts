@@ -4,7 +4,7 @@ import type { CreateFeature, JsonPatch, ReplaceFeature, UpdateFeature } from '..
 import { DomainError, badData, fail, invalidOperation, nameExists, notFound, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { PatchError, applyJsonPatch } from './json-patch.js'
-import { builtInFeatureTypes } from './feature-types.js'
+import { builtInFeatureTypes } from './built-in-types.js'
 import type { Feature, ProjectState } from './project-state.js'
 import type { ProjectWorld } from './world.js'
 

@@ -2,16 +2,8 @@ import type { TagTypeInput, UpdateTagTypeInput } from '../schemas/tags.js'
 import { DomainError, badData, fail, nameExists, notFound, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { withEntry, withoutEntry } from './immutable.js'
+import type { TagType } from './built-in-types.js'
 import type { InstanceState } from './instance-state.js'
-
-export interface TagType {
-  name: string
-  description: string
-  icon: string | null
-}
-
-// Unleash ships `simple` from the first start.
-export const builtInTagTypes: TagType[] = [{ name: 'simple', description: 'Used to simplify filtering of features', icon: '#' }]
 
 export const tagTypeNotFound = (name: string) => notFound(`Tagtype ${name} could not be found`)
 
