@@ -39,6 +39,7 @@ import { prometheusRoutes, type SnapshotAge } from './api/prometheus.routes.js'
 import { ServedCounts } from './read/served-counts.js'
 import { loadStaticFiles, staticRoutes } from './http/static-files.js'
 import { Applications } from './read/applications.js'
+import { FeatureUsage } from './read/feature-usage.js'
 import { ClientDeltas } from './read/client-deltas.js'
 import { ClientFeatures } from './read/client-features.js'
 import { ClientStreams } from './read/client-streams.js'
@@ -47,6 +48,7 @@ import { SeenTimes } from './read/seen-times.js'
 import { authenticator } from './read/tokens.js'
 import { Sessions } from './read/sessions.js'
 import { UserActivity } from './read/user-activity.js'
+import { FeatureSearchIndex } from './read/feature-search.js'
 import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js'
 import { decodeSnapshotSet, encodeSnapshotSet, EventLog } from './store/log.js'
 import { LogFollower, LogPublisher, logStreamNames, type StreamSettings } from './store/log-stream.js'
@@ -54,10 +56,14 @@ import { healthRoutes, replicaDetails, type Replication } from './api/health.rou
 import { forbidden } from './domain/errors.js'
 import type { Route } from './http/types.js'
 import { exportImportRoutes } from './api/export-import.routes.js'
+import { clientMetricsRoutes } from './api/client-metrics.routes.js'
+import { adminUiRoutes } from './api/admin-ui.routes.js'
+import { personalDashboardRoutes } from './api/personal-dashboard.routes.js'
 import { favoriteRoutes } from './api/favorites.routes.js'
 import { featureTypeRoutes } from './api/feature-types.routes.js'
 import { lifecycleRoutes } from './api/lifecycle.routes.js'
 import { projectOverviewRoutes } from './api/project-overview.routes.js'
+import { searchRoutes } from './api/search.routes.js'
 import { tagRoutes } from './api/tags.routes.js'
 import type { EventRecord } from './domain/events.js'
 import { isOutsideClientPayload } from './domain/project-curation.js'
@@ -185,16 +191,19 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     maxBufferedBytes: config.streamingMaxBufferedBytes,
     byToken: auth.byToken,
   })
+  const featureSearch = new FeatureSearchIndex(readSource.projects)
   // Their places in the commit pipeline (commit-pipeline.ts).
-  const steps: { deltas: CommitStep; streams: CommitStep } = {
+  const steps: { deltas: CommitStep; streams: CommitStep; search: CommitStep } = {
     deltas: (records) => clientDeltas.record(records.filter((r) => touchesClientPayload(r.type))),
     streams: (records) => clientStreams.onCommitted(records),
+    search: (records) => featureSearch.apply(records),
   }
   // A replica that restored a snapshot: the changes kept so far no longer lead to the state, and every
   // stream is brought up to it (a hydration where events would not do).
   const restarted = (position: number) => {
     clientDeltas.restart(position)
     clientStreams.onCommitted([])
+    featureSearch.reset()
   }
   const deps: ApiDeps = {
     dispatcher,
@@ -206,7 +215,9 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     lastSeen: new SeenTimes(log.side<string>('last-seen')),
     tokenSeen,
     lifecycleStages: new LifecycleStages(log.side<string>('lifecycle-stages')),
+    featureSearch,
     applications: new Applications(),
+    usage: new FeatureUsage(clock),
     sessions,
     activity: new UserActivity(log.side('user-activity')),
     served: new ServedCounts(),
@@ -253,7 +264,11 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
       ...lifecycleRoutes(deps),
       ...favoriteRoutes(deps),
       ...projectOverviewRoutes(deps, insights),
+      ...searchRoutes(deps),
       ...exportImportRoutes(deps),
+      ...clientMetricsRoutes(deps),
+      ...adminUiRoutes(deps, packageVersion()),
+      ...personalDashboardRoutes(deps, insights),
       ...staticRoutes(loadStaticFiles(uiDir() ?? '')),
     ]
     return [...routes, ...openApiRoutes(routes, packageVersion())]
@@ -364,6 +379,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
         revisions: (records) => clientRevisions.record(records, touchesClientPayload),
         deltas: side.steps.deltas,
         streams: side.steps.streams,
+        search: side.steps.search,
         insights: (records) => insights.apply(records),
         snapshots: (records) => {
           sinceSnapshot += records.length
@@ -376,6 +392,8 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   )
   const { createdAdminToken, createdAdminPassword } = await bootstrap(config, registry, dispatcher)
   http.serve(routes, side.auth)
+  // The flag search's index, built once serving has begun rather than on the admin UI's first list.
+  const warming = setImmediate(() => side.deps.featureSearch.warm())
   publisher?.start()
 
   return {
@@ -385,6 +403,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     replayed: recovered.replayed,
     routes: routeTable(routes),
     close: async () => {
+      clearImmediate(warming)
       await http.close()
       // Commands and commits under way (a schedule's, a stale check's) end first; then the timers stop.
       await registry.stop()
@@ -433,7 +452,7 @@ const serveReplica = async (config: Config, options: ServerOptions, http: HttpSe
   })
   const replication: Replication = () => replicaDetails(follower.status(), replicaOf.maxLag, Date.now())
   const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: 0, requests, logger: options.logger! })
-  registry.start(new CommitPipeline({ revisions: (records) => clientRevisions.record(records, touchesClientPayload), deltas: side.steps.deltas, streams: side.steps.streams }))
+  registry.start(new CommitPipeline({ revisions: (records) => clientRevisions.record(records, touchesClientPayload), deltas: side.steps.deltas, streams: side.steps.streams, search: side.steps.search }))
   const insights = new ProjectInsights(clock)
   const routes = side.routesWith(insights, replication, () => ({ eventsBehind: 0, writtenAt: undefined })).map((route) =>
     replicaServes(route)

@@ -10,12 +10,14 @@ export type CommitStep = (records: EventRecord[], commitSeconds?: number) => voi
 // - deltas: the delta API's changes since a revision, which needs that revision;
 // - streams: pushes those deltas to open SDK streams, so it comes after both;
 // - insights: the project overview's figures (writer only);
+// - search: the admin flag search's index (read models for people, after those for SDKs: a flag
+//   search is never what an SDK waits for);
 // - snapshots: counts records and writes a snapshot set when due; the set holds the read models
 //   above (revisions, insights) at this record, so it must come after them;
 // - replication: tells the NATS publisher there is more to send (writer only): replicas hear of a
 //   record only once this process has applied it everywhere;
 // - listeners: whatever else asked to hear commits (metrics), in the order they asked.
-export const commitStepOrder = ['revisions', 'deltas', 'streams', 'insights', 'snapshots', 'replication', 'listeners'] as const
+export const commitStepOrder = ['revisions', 'deltas', 'streams', 'insights', 'search', 'snapshots', 'replication', 'listeners'] as const
 
 export type CommitStepName = (typeof commitStepOrder)[number]
 

@@ -73,10 +73,11 @@ export class Dispatcher {
   }
 
   // Commands to several projects (each at most once) and to the instance, all or nothing, in one
-  // append: the instance actor coordinates (plans.ts).
-  async together(steps: ProjectStep[], instanceCommands: InstanceCommand[]): Promise<EventRecord[]> {
+  // append: the instance actor coordinates (plans.ts). The projects' events come first, unless
+  // `instanceFirst` (a tag the instance creates before a flag carries it).
+  async together(steps: ProjectStep[], instanceCommands: InstanceCommand[], { instanceFirst = false }: { instanceFirst?: boolean } = {}): Promise<EventRecord[]> {
     if (this.refusal) throw this.refusal
-    return this.registry.coordinate({ kind: 'together', steps, instanceCommands })
+    return this.registry.coordinate({ kind: 'together', steps, instanceCommands, instanceFirst })
   }
 
   // Moving a flag: the source's record, then the target's (SEMANTICS 11.4), in one append; the

@@ -16,7 +16,7 @@ import { decideProjectCommand, type ProjectCommandInput, type ProjectEnv } from 
 export type ProjectStep = { projectId: string; command: ProjectCommandInput }
 
 export type InstancePlan =
-  | { kind: 'together'; steps: ProjectStep[]; instanceCommands: InstanceCommand[] }
+  | { kind: 'together'; steps: ProjectStep[]; instanceCommands: InstanceCommand[]; instanceFirst?: boolean }
   | { kind: 'move'; sourceId: string; targetId: string; featureName: string; meta: CommandMeta }
 
 export interface ApplyPlan {
@@ -74,8 +74,7 @@ const decideTogether = (
   env: ProjectEnv,
   instance: InstanceState,
   held: ReadonlyMap<string, ProjectState | undefined>,
-  steps: readonly ProjectStep[],
-  instanceCommands: readonly InstanceCommand[],
+  { steps, instanceCommands, instanceFirst = false }: Omit<Extract<InstancePlan, { kind: 'together' }>, 'kind'>,
   others: () => Iterable<[string, ProjectState]>,
 ): Result<Decided> => {
   for (const { projectId } of steps) if (!held.get(projectId)) return fail(notFound(`Project ${projectId} does not exist`))
@@ -93,7 +92,8 @@ const decideTogether = (
   const all = [...projectsAfter.filter((entry): entry is [string, ProjectState] => entry[1] !== undefined), ...others()]
   const leftBehind = environmentsLeftBehind(instance, decidedInstance.value.state, all)
   if (leftBehind) return fail(leftBehind)
-  return ok({ events: [...events, ...decidedInstance.value.events], projects, instance: decidedInstance.value.state })
+  const instanceEvents = decidedInstance.value.events
+  return ok({ events: instanceFirst ? [...instanceEvents, ...events] : [...events, ...instanceEvents], projects, instance: decidedInstance.value.state })
 }
 
 // `others` gives the projects the plan does not hold, as the world sees them.
@@ -104,7 +104,7 @@ export const decideInstancePlan = (
   plan: InstancePlan,
   others: () => Iterable<[string, ProjectState]>,
 ): Result<Decided> => {
-  if (plan.kind === 'together') return decideTogether(env, instance, held, plan.steps, plan.instanceCommands, others)
+  if (plan.kind === 'together') return decideTogether(env, instance, held, plan, others)
   // Moving a flag: the source's record, then the target's (SEMANTICS 11.4).
   const source = held.get(plan.sourceId)
   const target = held.get(plan.targetId)
@@ -113,7 +113,7 @@ export const decideInstancePlan = (
   const steps: ProjectStep[] = [{ projectId: plan.sourceId, command: { type: 'feature.moveOut', feature: plan.featureName, target, meta: plan.meta } }]
   const feature = source.features.get(plan.featureName)
   if (feature && plan.sourceId !== plan.targetId) steps.push({ projectId: plan.targetId, command: { type: 'feature.moveIn', feature, meta: plan.meta } })
-  return decideTogether(env, instance, held, steps, [], others)
+  return decideTogether(env, instance, held, { steps, instanceCommands: [] }, others)
 }
 
 // Applying a change request: the project's changes, any segment changes and the request's own step,

@@ -17,7 +17,7 @@ export type ProjectCommandInput = DistributiveOmit<ProjectCommand, 'world'>
 // project's own state as decided so far (see Registry: committed state plus the decision in flight).
 export interface ProjectEnv {
   world(projectId: string, own: ProjectState | undefined): ProjectWorld
-  tags(projectId: string, own: ProjectState | undefined): TagWorld
+  tags(): TagWorld
 }
 
 export type ProjectJob = { kind: 'command'; command: ProjectCommandInput; ticket: Ticket | undefined } | { kind: 'hold'; ticket: Ticket }
@@ -63,7 +63,7 @@ const givenWorld = (command: ProjectCommandInput): ProjectWorld => {
 export const decideProjectCommand = (context: Pick<ProjectContext, 'id' | 'env'>, own: ProjectState | undefined, command: ProjectCommandInput): Result<{ events: EventDraft[]; state: ProjectState | undefined }> => {
   const env = context.env
   const world = env ? env.world(context.id, own) : givenWorld(command)
-  const full = { ...command, world, ...(env && 'tags' in command && { tags: env.tags(context.id, own) }) } as ProjectCommand
+  const full = { ...command, world, ...(env && 'tags' in command && { tags: env.tags() }) } as ProjectCommand
   const result =
     full.type === 'project.create'
       ? decideCreateProject(own, full.id, full.input, full.world, full.meta)

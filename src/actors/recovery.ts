@@ -10,7 +10,7 @@ import { PersistentMap } from '../domain/immutable.js'
 import type { EventLog, SnapshotEntry } from '../store/log.js'
 
 // Bump whenever the shape of a state changes: older snapshots are then ignored and the log replayed.
-export const snapshotFormat = 10
+export const snapshotFormat = 12
 
 // States hold PersistentMaps wherever a map grew large (a project's flags): snapshots (and the
 // replicas' copies) store one as its chunks, each encoded on its own and kept by the chunk's identity,

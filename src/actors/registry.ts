@@ -8,7 +8,6 @@ import { ownedByInstance, type InstanceCommand } from '../domain/instance.js'
 import type { InstanceState } from '../domain/instance-state.js'
 import type { ProjectState } from '../domain/project-state.js'
 import type { SegmentWorld } from '../domain/segments.js'
-import { tagKey } from '../domain/tag-types.js'
 import type { ProjectWorld } from '../domain/world.js'
 import type { EventLog, StoredRecord } from '../store/log.js'
 import { changeRequestMachine, type ChangeRequestEnv } from './change-request.machine.js'
@@ -155,7 +154,7 @@ export class Registry {
     this.projectLogic = projectMachine.provide({ actors: { append } })
     this.instanceLogic = instanceMachine.provide({ actors: { append, acquire } })
     this.changeRequestLogic = changeRequestMachine.provide({ actors: { append, acquire } })
-    const decisionEnv: ProjectEnv = { world: (id, own) => this.projectWorld(id, own), tags: (id, own) => this.tagWorld(id, own) }
+    const decisionEnv: ProjectEnv = { world: (id, own) => this.projectWorld(id, own), tags: () => this.tagWorld() }
     this.projectEnv = decisionEnv
     this.instanceEnv = {
       project: decisionEnv,
@@ -521,15 +520,9 @@ export class Registry {
     }
   }
 
-  tagWorld(self?: string, own?: ProjectState): TagWorld {
+  tagWorld(): TagWorld {
     const instance = this.decidedInstance()
-    const projects = this.projectsWith(self, own).map(([, state]) => state)
-    return {
-      tagTypeExists: (type) => instance.tagTypes.has(type),
-      tagExists: (tag) =>
-        instance.tags.has(tagKey(tag)) ||
-        projects.some((p) => [...p.features.values()].some((f) => f.tags.some((t) => t.type === tag.type && t.value === tag.value))),
-    }
+    return { tagTypeExists: (type) => instance.tagTypes.has(type) }
   }
 
   // Where a segment is used, read when the decision asks: a delete decided now cannot miss a strategy

@@ -1,8 +1,8 @@
 import type { TagWorld } from '../domain/feature-tags.js'
 import type { Registry } from './registry.js'
 
-// Which tags exist, for a tagging command: the project actor replaces it when it decides the command,
-// with its own state as decided so far (Registry.tagWorld), so this is what routes pass along.
+// Which tag types exist, for a tagging command: read from the instance as decided when the project
+// actor decides the command (Registry.tagWorld), so this is what routes pass along.
 export const buildTagWorld = (registry: Registry): TagWorld => registry.tagWorld()
 
 // Projects where some flag carries a tag of this type.

@@ -17,3 +17,15 @@ export const strategyTypeInUse = (registry: Registry) => (name: string): boolean
   }
   return false
 }
+
+// Unleash 8.2 (side by side): a context field is in use while a strategy of a flag that is not archived
+// has a constraint on it (segments and stickiness do not count).
+export const contextFieldInUse = (registry: Registry) => (name: string): boolean => {
+  for (const [, project] of registry.decidedProjects()) {
+    for (const feature of project.features.values()) {
+      if (feature.archived) continue
+      for (const env of feature.environments.values()) if (env.strategies.some((s) => s.constraints.some((c) => c.contextName === name))) return true
+    }
+  }
+  return false
+}

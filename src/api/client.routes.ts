@@ -5,12 +5,13 @@ import type { ClientPayload, ClientQuery } from '../read/client-features.js'
 import { secretFrom, wrongTokenType } from '../http/auth.js'
 import type { Delta } from '../read/client-deltas.js'
 import { keepAlive } from '../read/client-streams.js'
-import { clientBulkMetricsSchema, clientMetricsSchema, clientRegisterSchema, type ClientRegister } from '../schemas/client.js'
+import { clientBulkMetricsSchema, clientMetricsSchema, clientRegisterSchema, type ClientMetrics, type ClientRegister } from '../schemas/client.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
 import { pastClientPayload, pastWorld } from './history.js'
 import { clientFeatureResponse, clientFeaturesResponse } from '../schemas/responses.js'
 import { flagSeenKey } from '../read/seen-times.js'
+import type { UsageReport } from '../read/feature-usage.js'
 
 // The first registration of an application name is recorded (application-created); the SDK's answer
 // does not wait on anything else. A write refused now (a full disk) is tried again on the next one.
@@ -170,17 +171,31 @@ const registrationFromHeaders = (req: Request, environment: string, now: string)
   }
 }
 
-export const clientRoutes = (deps: ApiDeps): Route[] => {
-  // A flag that was evaluated: its last-seen time and lifecycle stage move.
-  const foldSeen = (name: string, environment: string, now: string) => {
-    for (const project of deps.registry.committedProjects.values()) {
-      const feature = project.features.get(name)
-      if (!feature) continue
-      deps.lastSeen.record(flagSeenKey(name, environment), now)
-      deps.lifecycleStages.observeMetrics(feature, deps.registry.committedInstance.environments.get(environment), now)
-      return
-    }
+// A flag that was evaluated: its last-seen time and lifecycle stage move.
+const foldSeen = (deps: ApiDeps, name: string, environment: string, now: string, counts: Omit<UsageReport, 'featureName' | 'environment'>) => {
+  for (const project of deps.registry.committedProjects.values()) {
+    const feature = project.features.get(name)
+    if (!feature) continue
+    deps.lastSeen.record(flagSeenKey(name, environment), now)
+    deps.lifecycleStages.observeMetrics(feature, deps.registry.committedInstance.environments.get(environment), now)
+    deps.usage.record({ ...counts, featureName: name, environment })
+    return
   }
+}
+
+// One way to record an SDK's metrics, backend or frontend (Unleash 8.2 records both alike): the instance
+// is heard from (the applications list), and every flag evaluated at least once is seen.
+export const recordClientMetrics = (deps: ApiDeps, req: Request, input: ClientMetrics): void => {
+  const environment = metricsEnvironment(req.principal!)
+  const now = deps.clock().toISOString()
+  const sdkVersion = req.header('unleash-sdk')?.slice(0, 255)
+  deps.applications.seen({ appName: input.appName, instanceId: input.instanceId, environment, lastSeen: now, remoteAddress: req.remoteAddress, sdkVersion })
+  for (const [name, counts] of Object.entries(input.bucket?.toggles ?? {})) {
+    if (counts.yes + counts.no > 0) foldSeen(deps, name, environment, now, { appName: input.appName, ...counts })
+  }
+}
+
+export const clientRoutes = (deps: ApiDeps): Route[] => {
   return [
   {
     method: 'GET',
@@ -312,12 +327,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
     body: true,
     docs: { body: clientMetricsSchema, responses: { 202: null } },
     handler: (req) => {
-      const input = parse(clientMetricsSchema, req.body)
-      const environment = metricsEnvironment(req.principal!)
-      const now = deps.clock().toISOString()
-      for (const [name, counts] of Object.entries(input.bucket?.toggles ?? {})) {
-        if (counts.yes + counts.no > 0) foldSeen(name, environment, now)
-      }
+      recordClientMetrics(deps, req, parse(clientMetricsSchema, req.body))
       return empty(202)
     },
   },
@@ -348,7 +358,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
         })
       }
       for (const metric of input.metrics) {
-        if (metric.yes + metric.no > 0) foldSeen(metric.featureName, environmentOf(metric.environment), now)
+        if (metric.yes + metric.no > 0) foldSeen(deps, metric.featureName, environmentOf(metric.environment), now, { appName: metric.appName, yes: metric.yes, no: metric.no, variants: metric.variants })
       }
       return empty(202)
     },

@@ -1,3 +1,4 @@
+import { contextFieldInUse } from '../actors/world.js'
 import * as v from 'valibot'
 import { notFound } from '../domain/errors.js'
 import type { ContextField } from '../domain/instance-state.js'
@@ -5,9 +6,11 @@ import type { Route } from '../http/types.js'
 import { upsertContextFieldSchema } from '../schemas/context-fields.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
+import { committedProject } from './lookups.js'
 
 export const contextFieldRoutes = (deps: ApiDeps): Route[] => {
   const fields = () => [...deps.registry.committedInstance.contextFields.values()]
+  const rootFields = () => fields().sort((a, b) => a.sortOrder - b.sortOrder || a.name.localeCompare(b.name))
   const find = (name: string): ContextField => {
     const field = deps.registry.committedInstance.contextFields.get(name)
     if (!field) throw notFound(`Could not find context field with name ${name}`)
@@ -18,7 +21,19 @@ export const contextFieldRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: '/api/admin/context',
       access: 'admin',
-      handler: () => json(fields().sort((a, b) => a.sortOrder - b.sortOrder || a.name.localeCompare(b.name))),
+      handler: () => json(rootFields()),
+    },
+    {
+      // Every context field here is instance-wide (Unleash's project-specific fields are not kept): a
+      // project has none of its own, and with ?include=root it lists the instance's.
+      method: 'GET',
+      path: '/api/admin/projects/:projectId/context',
+      access: 'admin',
+      docs: { summary: "The project's context fields", query: { include: '"root" adds the instance-wide context fields' } },
+      handler: (req) => {
+        committedProject(deps, req.params.projectId)
+        return json(req.query.get('include') === 'root' ? rootFields() : [])
+      },
     },
     {
       method: 'POST',
@@ -54,7 +69,8 @@ export const contextFieldRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'DELETE_CONTEXT_FIELD',
       handler: async (req) => {
-        await deps.dispatcher.toInstance({ type: 'contextField.delete', name: req.params.name, meta: metaOf(deps, req) })
+        const inUse = contextFieldInUse(deps.registry)(req.params.name)
+        await deps.dispatcher.toInstance({ type: 'contextField.delete', name: req.params.name, inUse, meta: metaOf(deps, req) })
         return empty(200)
       },
     },

@@ -3,6 +3,7 @@ import { addDependencySchema } from '../schemas/variants.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { committedFeature, committedProject } from './lookups.js'
 import { parse } from './parse.js'
+import { dependenciesExistResponse } from '../schemas/responses.js'
 
 const featurePath = '/api/admin/projects/:projectId/features/:featureName'
 
@@ -44,13 +45,23 @@ export const dependencyRoutes = (deps: ApiDeps): Route[] => {
     },
     { method: 'DELETE', path: `${featurePath}/dependencies`, access: 'admin', permission: 'UPDATE_FEATURE_DEPENDENCY', handler: remove(() => undefined) },
     {
+      // Whether any flag of the project depends on another: Unleash's flag table shows its dependency column then.
+      method: 'GET',
+      path: '/api/admin/projects/:projectId/dependencies',
+      access: 'admin',
+      docs: { summary: 'Whether any flag of the project has a parent flag', responses: { 200: dependenciesExistResponse } },
+      handler: (req) => json([...committedProject(deps, req.params.projectId).features.values()].some((f) => !f.archived && f.dependencies.length > 0)),
+    },
+    {
       method: 'GET',
       path: `${featurePath}/parent-variants`,
       access: 'admin',
+      // A flag the project does not have has no variants: Unleash answers 200 [] (its flag page asks this
+      // for every flag, before it knows whether the flag has a parent; its project page asks it for "default").
       handler: (req) => {
-        const parent = committedFeature(deps, req.params.projectId, req.params.featureName)
+        const parent = committedProject(deps, req.params.projectId).features.get(req.params.featureName)
         const names = new Set<string>()
-        for (const env of parent.environments.values()) {
+        for (const env of parent?.environments.values() ?? []) {
           for (const v of env.variants) names.add(v.name)
           for (const s of env.strategies) for (const v of s.variants) names.add(v.name)
         }

@@ -14,6 +14,8 @@ import type { Sessions } from '../read/sessions.js'
 import type { ServedCounts } from '../read/served-counts.js'
 import type { Logger } from '../logger.js'
 import type { UserActivity } from '../read/user-activity.js'
+import type { FeatureSearchIndex } from '../read/feature-search.js'
+import type { FeatureUsage } from '../read/feature-usage.js'
 
 export interface ApiDeps {
   dispatcher: Dispatcher
@@ -26,7 +28,11 @@ export interface ApiDeps {
   lastSeen: SeenTimes
   tokenSeen: SeenTimes
   lifecycleStages: LifecycleStages
+  // Every flag as the search API finds them, kept up by committed events.
+  featureSearch: FeatureSearchIndex
   applications: Applications
+  // SDKs' evaluation counts per flag for the last hours (the flag page's metrics).
+  usage: FeatureUsage
   sessions: Sessions
   activity: UserActivity
   served: ServedCounts

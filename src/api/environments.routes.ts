@@ -1,11 +1,11 @@
 import type { Environment } from '../domain/instance-state.js'
 import type { Request, Route } from '../http/types.js'
-import { environmentView } from '../read/admin-views.js'
+import { environmentView, projectEnvironmentsView } from '../read/admin-views.js'
 import { createEnvironmentSchema, updateEnvironmentSchema } from '../schemas/environments.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
-import { committedEnvironment } from './lookups.js'
+import { committedEnvironment, committedProject } from './lookups.js'
 import { parse } from './parse.js'
-import { environmentResponse, environmentsResponse } from '../schemas/responses.js'
+import { environmentResponse, environmentsResponse, projectEnvironmentsResponse } from '../schemas/responses.js'
 
 export const environmentRoutes = (deps: ApiDeps): Route[] => {
   const view = (environment: Environment) => {
@@ -42,6 +42,17 @@ export const environmentRoutes = (deps: ApiDeps): Route[] => {
         const input = parse(createEnvironmentSchema, req.body)
         await deps.dispatcher.toInstance({ type: 'environment.create', input, meta: metaOf(deps, req) })
         return json(view(find(input.name)), 201)
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/admin/environments/project/:projectId',
+      access: 'admin',
+      docs: { summary: 'Every environment as the project sees it', responses: { 200: projectEnvironmentsResponse } },
+      handler: (req) => {
+        const instance = deps.registry.committedInstance
+        const project = committedProject(deps, req.params.projectId)
+        return json({ version: 1, environments: projectEnvironmentsView(project, instance.environments.values(), instance.apiTokens.values()) })
       },
     },
     { method: 'GET', path: '/api/admin/environments/:name', access: 'admin', docs: { responses: { 200: environmentResponse } }, handler: (req) => json(view(find(req.params.name))) },

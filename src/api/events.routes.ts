@@ -7,7 +7,7 @@ import { eventsHeadResponse, eventsResponse, featureEventsResponse } from '../sc
 const latestLimit = 100
 
 // The listed event: everything but replay-only facts.
-const eventView = ({ hidden: _hidden, ...event }: EventRecord) => ({
+export const eventView = ({ hidden: _hidden, ...event }: EventRecord) => ({
   id: event.id,
   type: event.type,
   createdAt: event.createdAt,

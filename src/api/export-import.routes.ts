@@ -91,8 +91,9 @@ export const exportImportRoutes = (deps: ApiDeps): Route[] => {
         if (errors.length > 0) throw importRefusal(errors)
         const prepared = prepareImport(input, facts)
         const meta = metaOf(deps, req)
-        // Instance first (tag types, context fields), then every flag change in one project command.
-        await deps.dispatcher.toInstance({ type: 'import.prepare', tagTypes: prepared.tagTypes, contextFields: prepared.contextFields, meta })
+        // Instance first (tag types, context fields, new tags), then every flag change in one project command.
+        const tags = prepared.plan.tags.map((t) => t.tag)
+        await deps.dispatcher.toInstance({ type: 'import.prepare', tagTypes: prepared.tagTypes, contextFields: prepared.contextFields, tags, meta })
         const ids = Array.from({ length: importIdsNeeded(prepared.plan) }, () => randomUUID())
         await deps.dispatcher.toProject(input.project, { type: 'features.import', plan: prepared.plan, ids, tags: buildTagWorld(deps.registry), meta })
         return empty(200)

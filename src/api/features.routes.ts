@@ -9,8 +9,8 @@ import {
   createFeatureSchema,
   featureNamesSchema,
   jsonPatchSchema,
+  replaceFeatureSchema,
   revertFeatureSchema,
-  updateFeatureSchema,
   validateFeatureNameSchema,
 } from '../schemas/features.js'
 import { buildTagWorld } from '../actors/tag-world.js'
@@ -101,7 +101,13 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       docs: { query: { at: 'An event id or ISO 8601 date-time: the flag as it was just after that event' }, responses: { 200: featureResponse } },
       handler: (req) => {
         const past = pastWorld(deps, req)
-        if (!past) return json(view(req.params.projectId, req.params.featureName, req))
+        if (!past) {
+          // Unleash 8.2 (side by side): an archived flag is a 404 here; the archive lists it.
+          if (committedFeature(deps, req.params.projectId, req.params.featureName).archived) {
+            throw notFound(`Could not find feature flag with name ${req.params.featureName}`)
+          }
+          return json(view(req.params.projectId, req.params.featureName, req))
+        }
         const project = pastProject(past, req.params.projectId)
         return json(featureView(pastFeature(past, req.params.projectId, req.params.featureName), pastViewContext(past, project, req)))
       },
@@ -112,10 +118,10 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_FEATURE',
       body: true,
-      docs: { body: updateFeatureSchema, responses: { 200: featureDataResponse } },
+      docs: { body: replaceFeatureSchema, responses: { 200: featureDataResponse } },
       handler: async (req) => {
-        const input = parse(updateFeatureSchema, req.body)
-        await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.update', name: req.params.featureName, input, meta: metaOf(deps, req) })
+        const input = parse(replaceFeatureSchema, req.body)
+        await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.replace', name: req.params.featureName, input, meta: metaOf(deps, req) })
         return json(featureData(committedFeature(deps, req.params.projectId, req.params.featureName)))
       },
     },
@@ -203,14 +209,11 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
         const { projectId, featureName } = req.params
         const project = committedProject(deps, projectId)
         const newStrategyIds = Object.fromEntries([...project.environments.keys()].map((env) => [env, randomUUID()]))
-        await deps.dispatcher.toProject(projectId, {
-          type: 'feature.revert',
-          past: pastFeature(past, projectId, featureName),
-          pastEventId: past.lastId,
-          newStrategyIds,
-          tags: buildTagWorld(deps.registry),
-          meta: metaOf(deps, req),
-        })
+        const then = pastFeature(past, projectId, featureName)
+        const meta = metaOf(deps, req)
+        const command = { type: 'feature.revert' as const, past: then, pastEventId: past.lastId, newStrategyIds, tags: buildTagWorld(deps.registry), meta }
+        // A tag deleted since is created again before the flag carries it.
+        await deps.dispatcher.together([{ projectId, command }], [{ type: 'tags.ensure', tags: then.tags, meta }], { instanceFirst: true })
         return json(view(projectId, featureName, req))
       },
     },

@@ -5,8 +5,8 @@ import type { Evaluators } from '../read/evaluators.js'
 import { FrontendAnswers } from '../read/frontend-answers.js'
 import { frontendRequestSchema, sdkContextSchema } from '../schemas/playground.js'
 import type { EvalContext } from '../eval/types.js'
-import { clientRegisterSchema } from '../schemas/client.js'
-import { recordApplication } from './client.routes.js'
+import { clientMetricsSchema, clientRegisterSchema } from '../schemas/client.js'
+import { recordApplication, recordClientMetrics } from './client.routes.js'
 import { empty, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
 import { frontendResponse } from '../schemas/responses.js'
@@ -97,7 +97,20 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
         return answer(req, contextKey(given, JSON.stringify(sent ?? null), req.remoteAddress), () => parse(frontendRequestSchema, req.body ?? {}).context)
       },
     },
-    { method: 'POST', path: '/api/frontend/client/metrics', access: 'frontend', cors: true, body: true, handler: () => empty(200) },
+    {
+      method: 'POST',
+      path: '/api/frontend/client/metrics',
+      access: 'frontend',
+      cors: true,
+      body: true,
+      docs: { body: clientMetricsSchema, responses: { 200: null } },
+      // Recorded as client metrics are (Unleash 8.2 side by side: the flag's lastSeenAt moves and the
+      // browser application is listed); the answer stays Unleash's 200.
+      handler: (req) => {
+        recordClientMetrics(deps, req, parse(clientMetricsSchema, req.body))
+        return empty(200)
+      },
+    },
     {
       method: 'POST',
       path: '/api/frontend/client/register',

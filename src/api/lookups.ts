@@ -40,3 +40,16 @@ export const viewContext = (deps: ApiDeps, project: ProjectState, req?: Request)
   viewer: req && viewerKey(req),
   metricStages: (feature) => deps.lifecycleStages.of(feature),
 })
+
+// Whether an SDK reported evaluating the flag in any environment (its last-seen times).
+export const seenBySdks = (deps: ApiDeps) => (feature: string): boolean => {
+  for (const environment of deps.registry.committedInstance.environments.keys()) if (deps.lastSeen.of(flagSeenKey(feature, environment)) !== null) return true
+  return false
+}
+
+// The address the UI is reached at, for links made for it: UNLEASH_URL when given, else the host the
+// request was sent to (as the cross-origin check takes it), so links work behind a proxy too.
+export const publicUrlFor = (deps: Pick<ApiDeps, 'config'>, req: Request): string => {
+  const host = req.header('host')
+  return deps.config.publicOrigin === undefined && host ? `http://${host}` : deps.config.publicUrl
+}

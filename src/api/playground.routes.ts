@@ -1,15 +1,38 @@
 import type { Route } from '../http/types.js'
 import type { Evaluators } from '../read/evaluators.js'
-import { playgroundRequestSchema } from '../schemas/playground.js'
-import type { ApiDeps } from './deps.js'
+import { advancedPlaygroundRequestSchema, playgroundRequestSchema } from '../schemas/playground.js'
+import { json, type ApiDeps } from './deps.js'
 import { committedEnvironment } from './lookups.js'
 import { parse } from './parse.js'
 import { Utf8Builder } from '../eval/utf8-builder.js'
-import { playgroundResponse } from '../schemas/responses.js'
+import { advancedPlaygroundResponse, playgroundResponse } from '../schemas/responses.js'
+import { DomainError } from '../domain/errors.js'
 
 // links.edit of a strategy is this + its URL-encoded id.
 const editLinkPrefix = (encodedProject: string, encodedFeature: string, encodedEnvironment: string) =>
   `/projects/${encodedProject}/features/${encodedFeature}/strategies/edit?environmentId=${encodedEnvironment}&strategyId=`
+
+// Unleash's advanced playground evaluates at most this many (environment, flag, context) triples.
+const maxEvaluations = 15_000
+
+type FlatContext = Record<string, string>
+
+// Unleash's advanced playground: properties join the top-level fields, each string value is split at
+// its commas, and every combination of the values is one context. Values that are not strings are
+// left out and named in the answer's warnings.
+const contextCombinations = (context: Record<string, unknown>): { contexts: FlatContext[]; invalid: string[] } => {
+  const valuesByField: [string, string[]][] = []
+  const invalid: string[] = []
+  for (const [key, value] of Object.entries(context)) {
+    if (key === 'properties' && value !== null && typeof value === 'object') {
+      for (const [name, nested] of Object.entries(value)) if (typeof nested === 'string') valuesByField.push([name, nested.split(',')])
+    } else if (typeof value === 'string') valuesByField.push([key, value.split(',')])
+    else if (value !== undefined) invalid.push(key)
+  }
+  let contexts: FlatContext[] = [{}]
+  for (const [field, values] of valuesByField) contexts = contexts.flatMap((c) => values.map((value) => ({ ...c, [field]: value })))
+  return { contexts, invalid }
+}
 
 // The playground answers what an SDK would (SEMANTICS 6, following the SDK where Unleash's own differs).
 // The evaluator writes the explanation as JSON from fragments compiled with each flag.
@@ -57,6 +80,47 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
         evaluator.explainAll(input.context, inScope, linkMakerFor(input.environment), body)
         expectedBytes = Math.ceil(body.write('}').byteLength * 1.125)
         return { status: 200, body: body.bytes(), headers: { 'content-type': 'application/json; charset=utf-8' }, release: giveBack(body) }
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/admin/playground/advanced',
+      access: 'admin',
+      body: true,
+      docs: { body: advancedPlaygroundRequestSchema, responses: { 200: advancedPlaygroundResponse } },
+      handler: (req) => {
+        const input = parse(advancedPlaygroundRequestSchema, req.body)
+        for (const environment of input.environments) committedEnvironment(deps, environment)
+        const { contexts, invalid } = contextCombinations(input.context)
+        const projects = input.projects
+        const inScope = projects === '*' ? () => true : (project: string) => projects.includes(project)
+        let flags = 0
+        for (const project of deps.registry.committedProjects.values()) {
+          if (inScope(project.settings.id)) for (const f of project.features.values()) if (!f.archived) flags++
+        }
+        const total = input.environments.length * flags * contexts.length
+        if (total > maxEvaluations) {
+          throw new DomainError(
+            'BadDataError',
+            `Rejecting evaluation as it would generate ${total} combinations exceeding ${maxEvaluations} limit. Please reduce the number of selected environments (${input.environments.length}), features (${flags}), context field combinations (${contexts.length}).`,
+          )
+        }
+        // Each (environment, context) is the plain playground's answer; grouped by flag, then environment.
+        const byFlag = new Map<string, { name: string; projectId: string; environments: Record<string, unknown[]> }>()
+        for (const environment of input.environments) {
+          const evaluator = evaluators.for(environment)
+          for (const context of contexts) {
+            deps.served.evaluations++
+            const out = new Utf8Builder()
+            evaluator.explainAll(context, inScope, linkMakerFor(environment), out)
+            for (const result of JSON.parse(out.bytes().toString()) as { name: string; projectId: string }[]) {
+              let flag = byFlag.get(result.name)
+              if (!flag) byFlag.set(result.name, (flag = { name: result.name, projectId: result.projectId, environments: {} }))
+              ;(flag.environments[environment] ??= []).push({ ...result, environment, context })
+            }
+          }
+        }
+        return json({ input, features: [...byFlag.values()], ...(invalid.length > 0 ? { warnings: { invalidContextProperties: invalid } } : {}) })
       },
     },
   ]

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto'
 import { badData, forbidden, notFound } from '../domain/errors.js'
 import { applyJsonPatch, PatchError } from '../domain/json-patch.js'
 import { orderedStrategies } from '../domain/strategies.js'
+import { validateConstraint } from '../domain/constraints.js'
+import { buildWorld } from '../actors/world.js'
 import type { Request, Route } from '../http/types.js'
 import { strategyView } from '../read/admin-views.js'
 import { jsonPatchSchema, strategySortOrderSchema, updateFeatureStrategySchema } from '../schemas/features.js'
-import { createFeatureStrategySchema } from '../schemas/shared.js'
+import { constraintSchema, createFeatureStrategySchema } from '../schemas/shared.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { committedFeature } from './lookups.js'
 import { parse } from './parse.js'
@@ -57,6 +59,19 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
   }
 
   return [
+    {
+      // The strategy form checks each constraint as it is edited; the same rules as a saved strategy's.
+      method: 'POST',
+      path: '/api/admin/constraints/validate',
+      access: 'admin',
+      body: true,
+      docs: { summary: 'Check a constraint as a strategy would be checked', body: constraintSchema, responses: { 204: null } },
+      handler: (req) => {
+        const error = validateConstraint(parse(constraintSchema, req.body), buildWorld(deps.registry))
+        if (error) throw error
+        return empty(204)
+      },
+    },
     {
       method: 'GET',
       path: strategiesPath,

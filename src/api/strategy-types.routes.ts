@@ -2,7 +2,7 @@ import { strategyTypeInUse } from '../actors/world.js'
 import { notFound } from '../domain/errors.js'
 import type { StrategyType } from '../domain/instance-state.js'
 import type { Request, Route } from '../http/types.js'
-import { upsertStrategyTypeSchema } from '../schemas/strategy-types.js'
+import { updateStrategyTypeSchema, upsertStrategyTypeSchema } from '../schemas/strategy-types.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
 
@@ -45,9 +45,9 @@ export const strategyTypeRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_STRATEGY',
       body: true,
-      docs: { body: upsertStrategyTypeSchema },
+      docs: { body: updateStrategyTypeSchema },
       handler: async (req) => {
-        const input = parse(upsertStrategyTypeSchema, req.body)
+        const input = parse(updateStrategyTypeSchema, req.body)
         await deps.dispatcher.toInstance({ type: 'strategyType.update', name: req.params.name, input, meta: metaOf(deps, req) })
         return json(view(find(req.params.name)))
       },

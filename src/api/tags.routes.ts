@@ -4,9 +4,12 @@ import type { Feature } from '../domain/project-state.js'
 import { tagTypeNotFound } from '../domain/tag-types.js'
 import type { Request, Route } from '../http/types.js'
 import { bulkTagsSchema, featureTagSchema, tagTypeSchema, updateFeatureTagsSchema, updateTagTypeSchema } from '../schemas/tags.js'
+import type { ProjectCommandInput } from '../actors/dispatch.js'
+import type { Tag } from '../schemas/shared.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { locateFeature } from './lookups.js'
 import { parse } from './parse.js'
+import { tagsResponse } from '../schemas/responses.js'
 
 const tagsPath = '/api/admin/features/:featureName/tags'
 
@@ -30,6 +33,18 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
     return found
   }
   const tagsOf = (name: string) => ({ version: 1, tags: feature(name).tags.map(tagView) })
+  // A tagging command, with the tags it adds created first when new (Unleash's tag-created), in one append.
+  const tagging = (projectId: string, command: ProjectCommandInput, added: readonly Tag[]) =>
+    deps.dispatcher.together([{ projectId, command }], added.length > 0 ? [{ type: 'tags.ensure', tags: [...added], meta: command.meta }] : [], { instanceFirst: true })
+  // Tags created on their own and those flags carry, each once, by type and value.
+  const allTags = () => {
+    const seen = new Map<string, { type: string; value: string }>()
+    for (const tag of deps.registry.committedInstance.tags.values()) seen.set(`${tag.type}\u0000${tag.value}`, tagView(tag))
+    for (const project of deps.registry.committedProjects.values()) {
+      for (const f of project.features.values()) for (const t of f.tags) seen.set(`${t.type}\u0000${t.value}`, tagView(t))
+    }
+    return [...seen.values()].sort((a, b) => a.type.localeCompare(b.type) || a.value.localeCompare(b.value))
+  }
 
   return [
     {
@@ -128,17 +143,16 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
         return empty(200)
       },
     },
+    { method: 'GET', path: '/api/admin/tags', access: 'admin', handler: () => json({ version: 1, tags: allTags() }) },
     {
+      // Unleash's tag picker lists the values of one type (an unknown type: 404, as GET /api/admin/tag-types/:name).
       method: 'GET',
-      path: '/api/admin/tags',
+      path: '/api/admin/tags/:type',
       access: 'admin',
-      handler: () => {
-        const seen = new Map<string, { type: string; value: string }>()
-        for (const tag of deps.registry.committedInstance.tags.values()) seen.set(`${tag.type}\u0000${tag.value}`, tagView(tag))
-        for (const project of deps.registry.committedProjects.values()) {
-          for (const f of project.features.values()) for (const t of f.tags) seen.set(`${t.type}\u0000${t.value}`, tagView(t))
-        }
-        return json({ version: 1, tags: [...seen.values()].sort((a, b) => a.type.localeCompare(b.type) || a.value.localeCompare(b.value)) })
+      docs: { summary: 'The tags of one tag type', responses: { 200: tagsResponse } },
+      handler: (req) => {
+        const type = tagType(req.params.type).name
+        return json({ version: 1, tags: allTags().filter((t) => t.type === type) })
       },
     },
     { method: 'GET', path: tagsPath, access: 'admin', handler: (req) => json(tagsOf(req.params.featureName)) },
@@ -151,13 +165,7 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       handler: async (req) => {
         const found = writable(req)
         const tag = parse(featureTagSchema, req.body)
-        await deps.dispatcher.toProject(found.project, {
-          type: 'tag.add',
-          feature: found.name,
-          tag,
-          tags: buildTagWorld(deps.registry),
-          meta: metaOf(deps, req),
-        })
+        await tagging(found.project, { type: 'tag.add', feature: found.name, tag, tags: buildTagWorld(deps.registry), meta: metaOf(deps, req) }, [tag])
         return json(tagView(tag), 201)
       },
     },
@@ -171,13 +179,8 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
         const found = writable(req)
         const body = parse(updateFeatureTagsSchema, req.body)
         const update = Array.isArray(body) ? { set: body } : { changes: { added: body.addedTags, removed: body.removedTags } }
-        await deps.dispatcher.toProject(found.project, {
-          type: 'tags.update',
-          feature: found.name,
-          update,
-          tags: buildTagWorld(deps.registry),
-          meta: metaOf(deps, req),
-        })
+        const added = Array.isArray(body) ? body : body.addedTags
+        await tagging(found.project, { type: 'tags.update', feature: found.name, update, tags: buildTagWorld(deps.registry), meta: metaOf(deps, req) }, added)
         return json(tagsOf(found.name))
       },
     },
@@ -206,13 +209,9 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: bulkTagsSchema },
       handler: async (req) => {
         const input = parse(bulkTagsSchema, req.body)
-        await deps.dispatcher.toProject(req.params.projectId, {
-          type: 'tags.bulkUpdate',
-          features: input.features,
-          changes: { added: input.tags.addedTags, removed: input.tags.removedTags },
-          tags: buildTagWorld(deps.registry),
-          meta: metaOf(deps, req),
-        })
+        const changes = { added: input.tags.addedTags, removed: input.tags.removedTags }
+        const command = { type: 'tags.bulkUpdate' as const, features: input.features, changes, tags: buildTagWorld(deps.registry), meta: metaOf(deps, req) }
+        await tagging(req.params.projectId, command, changes.added)
         return empty(200)
       },
     },

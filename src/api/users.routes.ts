@@ -3,13 +3,14 @@ import { DomainError, badData, notFound, rateLimited } from '../domain/errors.js
 import { sessionCookie, cookieValue } from '../http/auth.js'
 import type { Request, Route } from '../http/types.js'
 import { permissionList } from '../read/permissions.js'
-import { rootRoles, userView } from '../read/people-views.js'
-import { createUserSchema, loginSchema, passwordSchema, updateUserSchema } from '../schemas/people.js'
+import { profileView, rootRoles, userView } from '../read/people-views.js'
+import { createUserSchema, loginSchema, passwordSchema, splashIdSchema, updateUserSchema } from '../schemas/people.js'
 import { LoginThrottle } from '../read/login-throttle.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { checkPasswordStrength, hashPassword, verifyPassword } from './passwords.js'
 import { callerUserId, numericId, peopleContext } from './people-context.js'
 import { parse } from './parse.js'
+import { profileResponse, splashResponse } from '../schemas/responses.js'
 
 const searchQuery = v.object({ q: v.optional(v.pipe(v.string(), v.maxLength(255, '"q" must be at most 255 characters long')), '') })
 
@@ -46,7 +47,8 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       principal.userId,
       [...deps.registry.committedProjects.keys()],
     )
-    return { user: view(principal.userId), permissions, feedback: [], splash: {} }
+    const splash = Object.fromEntries((deps.activity.of(principal.userId).splash ?? []).map((id) => [id, true]))
+    return { user: view(principal.userId), permissions, feedback: [], splash }
   }
 
   return [
@@ -144,6 +146,31 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       },
     },
     { method: 'GET', path: '/api/admin/user', access: 'admin', handler: (req) => json(currentUser(req)) },
+    {
+      // The admin UI notes a one-time hint the user has seen, and shows it no more (GET /api/admin/user's splash).
+      method: 'POST',
+      path: '/api/admin/splash/:splashId',
+      access: 'admin',
+      docs: { summary: 'Note that the signed-in user has seen a hint of the admin UI', responses: { 200: splashResponse } },
+      handler: async (req) => {
+        const userId = callerUserId(req)
+        const splashId = parse(splashIdSchema, req.params.splashId, 'params')
+        await deps.activity.splashSeen(userId, splashId)
+        return json({ splashId, userId, seen: true })
+      },
+    },
+    {
+      // An API token has no profile: 400, as Unleash ("User id is missing").
+      method: 'GET',
+      path: '/api/admin/user/profile',
+      access: 'admin',
+      docs: { summary: "The signed-in user's root role, projects and groups", responses: { 200: profileResponse } },
+      handler: (req) => {
+        const user = people().users.get(callerUserId(req))
+        if (!user || user.deleted) throw notFound('Could not find the signed-in user')
+        return json(profileView(user, people(), deps.registry.committedProjects.values(), user.passwordHash !== null))
+      },
+    },
     {
       method: 'POST',
       path: '/api/admin/user/change-password',

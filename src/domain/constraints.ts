@@ -48,5 +48,8 @@ export const validateConstraint = (constraint: Constraint, world: Pick<ProjectWo
       return constraintError(`"value" is not a valid RE2 regular expression: "${value.slice(0, 200)}"`)
     }
   }
+  // Unleash 8.2 (side by side): a single value must be legal too (its `values` are not looked at).
+  const legal = world.legalValuesOf(constraint.contextName)
+  if (legal && !legal.has(value)) return constraintError(`"${value}" is not a legal value for the context field "${constraint.contextName}"`)
   return undefined
 }

@@ -4,7 +4,9 @@ import { ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { withEntry } from './immutable.js'
 import type { ContextField, InstanceState } from './instance-state.js'
-import { decideImportTagTypes, type TagType } from './tag-types.js'
+import { decideEnsureTags, decideImportTagTypes, evolveTagTypes } from './tag-types.js'
+import type { TagType } from './built-in-types.js'
+import type { Tag } from '../schemas/shared.js'
 
 // Any Viewer may export, and each export is an event: past this size it records the flags' names,
 // not the whole document (5,000 flags made 3 MB per export).
@@ -25,6 +27,7 @@ export const decideImportPrerequisites = (
   state: InstanceState,
   tagTypes: TagType[],
   contextFields: UpsertContextField[],
+  tags: readonly Tag[],
   meta: CommandMeta,
 ): Result<EventDraft[]> => {
   const events = decideImportTagTypes(state, tagTypes, meta)
@@ -36,5 +39,8 @@ export const decideImportPrerequisites = (
     events.push(...decided.value)
     for (const event of decided.value) fields = withEntry(fields, event.data.name as string, event.data as ContextField)
   }
-  return ok(events)
+  // The flags' tags, with the tag types just created.
+  const created = decideEnsureTags(events.reduce(evolveTagTypes, state), tags, meta)
+  if (!created.ok) return created
+  return ok([...events, ...created.value])
 }

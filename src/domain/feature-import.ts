@@ -7,12 +7,12 @@ import { decideAddDependency } from './dependencies.js'
 import { DomainError, badData, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { decideSetEnvironmentVariants } from './feature-variants.js'
-import { tagChangeEvents, type TagWorld } from './feature-tags.js'
+import { tagSetEvents, type TagWorld } from './feature-tags.js'
 import { decideCreateFeature, decideUpdateFeature } from './features.js'
 import type { ContextField, Environment, Segment, StrategyType } from './instance-state.js'
 import type { Feature, ProjectState } from './project-state.js'
 import { decideAddStrategy, decideToggleEnvironment } from './strategies.js'
-import type { TagType } from './tag-types.js'
+import type { TagType } from './built-in-types.js'
 import type { ProjectWorld } from './world.js'
 
 // Import of Unleash's export format into one project and one environment (Unleash's
@@ -216,8 +216,6 @@ export const decideImport = (
       return feature ? { project, archived: feature.archived } : world.featureLocation(name)
     },
   })
-  const anyFlagHas = (tag: Tag) => [...current.features.values()].some((f) => f.tags.some((t) => t.type === tag.type && t.value === tag.value))
-  const tagsNow: TagWorld = { tagTypeExists: tagWorld.tagTypeExists, tagExists: (tag) => tagWorld.tagExists(tag) || anyFlagHas(tag) }
   const apply = (result: Result<EventDraft[]>): DomainError | undefined => {
     if (!result.ok) return result.error
     events.push(...result.value)
@@ -243,8 +241,7 @@ export const decideImport = (
   }
   for (const f of plan.features) {
     const wanted = plan.tags.filter((t) => t.featureName === f.name).map((t) => t.tag)
-    const stale = feature(f.name).tags.filter((t) => !wanted.some((w) => w.type === t.type && w.value === t.value))
-    const error = apply(tagChangeEvents(current, feature(f.name), { added: wanted, removed: stale }, tagsNow, meta))
+    const error = apply(tagSetEvents(current, feature(f.name), wanted, tagWorld, meta))
     if (error) return { ok: false, error }
   }
   // Unleash deletes the flags' strategies in the environment outright, then adds the imported ones.

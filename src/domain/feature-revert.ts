@@ -76,7 +76,7 @@ const revertCommands = (target: RevertTarget): ProjectCommand[] => {
       const existing = now.strategies.find((s) => s.id === strategy.id)
       if (!existing) push({ type: 'strategy.add', feature, environment, id: strategy.id, input: strategyInput(strategy) })
       else if (!same(strategyInput(existing), strategyInput(strategy))) {
-        push({ type: 'strategy.update', feature, environment, id: strategy.id, input: strategyInput(strategy) })
+        push({ type: 'strategy.update', feature, environment, id: strategy.id, input: strategyInput(strategy), exact: true })
       }
     }
     for (const strategy of now.strategies) {

@@ -1,16 +1,16 @@
 import type { Tag } from '../schemas/shared.js'
-import { badData, fail, ok, type Result } from './errors.js'
+import { DomainError, badData, fail, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { findFeature } from './features.js'
 import { updateEntry } from './immutable.js'
+import { tagTypeMissing } from './tag-types.js'
 import type { Feature, ProjectState } from './project-state.js'
 import type { ProjectWorld } from './world.js'
 
-// What tagging may know of the instance: the tag types, and which tags any flag already carries
-// (a tag no flag carries is new: Unleash then records tag-created first).
+// What tagging may know of the instance: the tag types. Whether a tag is new (tag-created) is the
+// instance's to decide (decideEnsureTags), in the same append, before the flag events.
 export interface TagWorld {
   tagTypeExists: (type: string) => boolean
-  tagExists: (tag: Tag) => boolean
 }
 
 export interface TagChanges {
@@ -22,45 +22,53 @@ const sameTag = (a: Tag, b: Tag) => a.type === b.type && a.value === b.value
 const hasTag = (tags: readonly Tag[], tag: Tag) => tags.some((t) => sameTag(t, tag))
 const unique = (tags: readonly Tag[]) => tags.filter((t, i) => tags.findIndex((o) => sameTag(o, t)) === i)
 
-export const tagTypeMissing = (type: string) => badData(`Tag type '${type}' does not exist`)
+const typesExist = (tags: readonly Tag[], world: TagWorld): DomainError | undefined => {
+  const missing = tags.find((t) => !world.tagTypeExists(t.type))
+  return missing && tagTypeMissing(missing.type)
+}
 
-// Removals first, then additions; a tag both removed and added stays. One event per real change.
-export const tagChangeEvents = (
-  state: ProjectState,
-  feature: Feature,
-  changes: TagChanges,
-  tags: TagWorld,
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
-  const missing = changes.added.find((t) => !tags.tagTypeExists(t.type))
-  if (missing) return fail(tagTypeMissing(missing.type))
-  const keys = { project: state.settings.id, featureName: feature.name }
+const keysOf = (state: ProjectState, feature: Feature) => ({ project: state.settings.id, featureName: feature.name })
+const tagged = (state: ProjectState, feature: Feature, tag: Tag, meta: CommandMeta) =>
+  draft(meta, 'feature-tagged', { ...keysOf(state, feature), data: { type: tag.type, value: tag.value } })
+const untagged = (state: ProjectState, feature: Feature, tag: Tag, meta: CommandMeta) =>
+  draft(meta, 'feature-untagged', { ...keysOf(state, feature), preData: { type: tag.type, value: tag.value } })
+
+// Explicit additions and removals, as Unleash 8.2 records them (side by side): every added tag is a
+// feature-tagged, even one a flag already carries, flag by flag; then every removed one a
+// feature-untagged, even one a flag does not carry. A tag both added and removed ends removed.
+export const tagChangeEvents = (state: ProjectState, features: readonly Feature[], changes: TagChanges, tags: TagWorld, meta: CommandMeta): Result<EventDraft[]> => {
   const added = unique(changes.added)
-  const removed = unique(changes.removed).filter((t) => hasTag(feature.tags, t) && !hasTag(added, t))
-  const events: EventDraft[] = removed.map((t) => draft(meta, 'feature-untagged', { ...keys, preData: { type: t.type, value: t.value } }))
-  const created: Tag[] = []
-  for (const tag of added) {
-    if (hasTag(feature.tags, tag)) continue
-    if (!tags.tagExists(tag) && !hasTag(created, tag)) {
-      created.push(tag)
-      // Marked, so that replay leaves it to the project (the instance's own tags come from POST /api/admin/tags).
-      events.push(draft(meta, 'tag-created', { data: { type: tag.type, value: tag.value }, hidden: { onFlag: true } }))
-    }
-    events.push(draft(meta, 'feature-tagged', { ...keys, data: { type: tag.type, value: tag.value } }))
-  }
-  return ok(events)
+  const removed = unique(changes.removed)
+  const error = typesExist(added, tags)
+  if (error) return fail(error)
+  return ok([
+    ...features.flatMap((feature) => added.map((tag) => tagged(state, feature, tag, meta))),
+    ...features.flatMap((feature) => removed.map((tag) => untagged(state, feature, tag, meta))),
+  ])
+}
+
+// A flag's tags set to a list (our PUT with an array, an import, a revert): only what changes is
+// recorded, additions first as Unleash orders them.
+export const tagSetEvents = (state: ProjectState, feature: Feature, wanted: readonly Tag[], tags: TagWorld, meta: CommandMeta): Result<EventDraft[]> => {
+  const set = unique(wanted)
+  const error = typesExist(set, tags)
+  if (error) return fail(error)
+  return ok([
+    ...set.filter((t) => !hasTag(feature.tags, t)).map((tag) => tagged(state, feature, tag, meta)),
+    ...feature.tags.filter((t) => !hasTag(set, t)).map((tag) => untagged(state, feature, tag, meta)),
+  ])
 }
 
 export const decideAddTag = (state: ProjectState, featureName: string, tag: Tag, tags: TagWorld, world: ProjectWorld, meta: CommandMeta) => {
   const found = findFeature(state, featureName, world)
   if (!found.ok) return found
-  return tagChangeEvents(state, found.value, { added: [tag], removed: [] }, tags, meta)
+  return tagChangeEvents(state, [found.value], { added: [tag], removed: [] }, tags, meta)
 }
 
 export const decideRemoveTag = (state: ProjectState, featureName: string, tag: Tag, tags: TagWorld, world: ProjectWorld, meta: CommandMeta) => {
   const found = findFeature(state, featureName, world)
   if (!found.ok) return found
-  return tagChangeEvents(state, found.value, { added: [], removed: [tag] }, tags, meta)
+  return tagChangeEvents(state, [found.value], { added: [], removed: [tag] }, tags, meta)
 }
 
 // `set` replaces the flag's tags; `changes` applies Unleash's {addedTags, removedTags}.
@@ -74,8 +82,7 @@ export const decideUpdateTags = (
 ): Result<EventDraft[]> => {
   const found = findFeature(state, featureName, world)
   if (!found.ok) return found
-  const changes = 'set' in update ? { added: update.set, removed: found.value.tags.filter((t) => !hasTag(update.set, t)) } : update.changes
-  return tagChangeEvents(state, found.value, changes, tags, meta)
+  return 'set' in update ? tagSetEvents(state, found.value, update.set, tags, meta) : tagChangeEvents(state, [found.value], update.changes, tags, meta)
 }
 
 // PUT /api/admin/projects/:projectId/tags: the same changes on several flags of the project.
@@ -86,18 +93,13 @@ export const decideBulkUpdateTags = (
   tags: TagWorld,
   meta: CommandMeta,
 ): Result<EventDraft[]> => {
-  const events: EventDraft[] = []
-  let created: Tag[] = []
+  const features: Feature[] = []
   for (const name of new Set(featureNames)) {
     const feature = state.features.get(name)
     if (!feature) return fail(badData('Tried to change tags of feature not belonging to project'))
-    const knownNow: TagWorld = { tagTypeExists: tags.tagTypeExists, tagExists: (t) => tags.tagExists(t) || hasTag(created, t) }
-    const decided = tagChangeEvents(state, feature, changes, knownNow, meta)
-    if (!decided.ok) return decided
-    events.push(...decided.value)
-    created = [...created, ...changes.added]
+    features.push(feature)
   }
-  return ok(events)
+  return tagChangeEvents(state, features, changes, tags, meta)
 }
 
 // Deleting a tag type takes its tags off every flag first (Unleash cascades in SQL, without events).

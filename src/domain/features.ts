@@ -1,10 +1,10 @@
 import { limits } from './limits.js'
 import { namingPatternTest } from './naming-pattern.js'
-import type { CreateFeature, JsonPatch, UpdateFeature } from '../schemas/features.js'
+import type { CreateFeature, JsonPatch, ReplaceFeature, UpdateFeature } from '../schemas/features.js'
 import { DomainError, badData, fail, invalidOperation, nameExists, notFound, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { PatchError, applyJsonPatch } from './json-patch.js'
-import { builtInFeatureTypes } from './feature-types.js'
+import { builtInFeatureTypes } from './built-in-types.js'
 import type { Feature, ProjectState } from './project-state.js'
 import type { ProjectWorld } from './world.js'
 
@@ -85,10 +85,14 @@ export const decideCreateFeature = (state: ProjectState, input: CreateFeature, w
   return ok([draft(meta, 'feature-created', { project: state.settings.id, featureName: input.name, data, tags: input.tags ?? [] })])
 }
 
-// PUT records the metadata change, then the stale change. PATCH is Unleash's patchFeature: the stale
-// event first, then feature-metadata-updated with the whole patched flag, stale included, so a
-// patch of /stale alone records both (SEMANTICS 9.2).
-const metadataEvents = (state: ProjectState, feature: Feature, input: UpdateFeature, meta: CommandMeta, isPatch = false): EventDraft[] => {
+// How a metadata change is recorded (Unleash 8.2, side by side):
+// - 'update' (imports, reverts): feature-metadata-updated without the stale change, then the stale event;
+// - 'patch' (PATCH, Unleash's patchFeature): feature-metadata-updated with the whole patched flag, stale
+//   included, then feature-stale-on/off when stale changed;
+// - 'replace' (PUT, Unleash's updateFeatureToggle): feature-metadata-updated alone, stale included.
+export type MetadataChange = 'update' | 'patch' | 'replace'
+
+const metadataEvents = (state: ProjectState, feature: Feature, input: UpdateFeature, meta: CommandMeta, how: MetadataChange): EventDraft[] => {
   const keys = { project: state.settings.id, featureName: feature.name }
   const isStaleChange = input.stale !== undefined && input.stale !== feature.stale
   const next = {
@@ -96,12 +100,12 @@ const metadataEvents = (state: ProjectState, feature: Feature, input: UpdateFeat
     description: input.description === undefined ? feature.description : input.description,
     type: input.type ?? feature.type,
     impressionData: input.impressionData ?? feature.impressionData,
-    stale: isPatch && isStaleChange ? Boolean(input.stale) : feature.stale,
+    stale: how !== 'update' && isStaleChange ? Boolean(input.stale) : feature.stale,
   }
-  const staleEvents = isStaleChange ? [draft(meta, input.stale ? 'feature-stale-on' : 'feature-stale-off', keys)] : []
+  const staleEvents = isStaleChange && how !== 'replace' ? [draft(meta, input.stale ? 'feature-stale-on' : 'feature-stale-off', keys)] : []
   const isChanged = next.description !== feature.description || next.type !== feature.type || next.impressionData !== feature.impressionData || next.stale !== feature.stale
   const metadata = isChanged ? [draft(meta, 'feature-metadata-updated', { ...keys, data: featureData(next), preData: featureData(feature) })] : []
-  return isPatch ? [...staleEvents, ...metadata] : [...metadata, ...staleEvents]
+  return [...metadata, ...staleEvents]
 }
 
 export const decideUpdateFeature = (
@@ -110,7 +114,7 @@ export const decideUpdateFeature = (
   input: UpdateFeature,
   world: ProjectWorld,
   meta: CommandMeta,
-  isPatch = false,
+  how: MetadataChange = 'update',
 ): Result<EventDraft[]> => {
   const found = findActiveFeature(state, name, world)
   if (!found.ok) return found
@@ -118,8 +122,13 @@ export const decideUpdateFeature = (
   if (input.project !== undefined && input.project !== state.settings.id) {
     return fail(badData('You can not change the project of a feature flag through this operation.'))
   }
-  return ok(metadataEvents(state, found.value, input, meta, isPatch))
+  return ok(metadataEvents(state, found.value, input, meta, how))
 }
+
+// PUT replaces the flag's metadata: what the body leaves out goes back to its default (replaceFeatureSchema);
+// Unleash stores an empty or missing description as none.
+export const decideReplaceFeature = (state: ProjectState, name: string, input: ReplaceFeature, world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> =>
+  decideUpdateFeature(state, name, { ...input, description: input.description || null }, world, meta, 'replace')
 
 export const decidePatchFeature = (state: ProjectState, name: string, patch: JsonPatch, world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {
   const found = findActiveFeature(state, name, world)
@@ -136,7 +145,7 @@ export const decidePatchFeature = (state: ProjectState, name: string, patch: Jso
   }
   const metadata = patchedMetadata(patched)
   if (!metadata.ok) return metadata
-  return decideUpdateFeature(state, name, metadata.value, world, meta, true)
+  return decideUpdateFeature(state, name, metadata.value, world, meta, 'patch')
 }
 
 // The patched flag must still be a flag: the fields a patch may touch keep their types.

@@ -2,8 +2,7 @@ import { emptyPeople, type PeopleState } from './people-state.js'
 import type { UpsertContextField } from '../schemas/context-fields.js'
 import type { Constraint } from '../schemas/shared.js'
 import type { StrategyParameter } from '../schemas/strategy-types.js'
-import { builtInFeatureTypes, type FeatureType } from './feature-types.js'
-import { builtInTagTypes, type TagType } from './tag-types.js'
+import { builtInFeatureTypes, builtInTagTypes, type FeatureType, type TagType } from './built-in-types.js'
 
 export interface Environment {
   name: string

@@ -5,6 +5,7 @@ import type { UpsertContextField } from '../schemas/context-fields.js'
 import type { CreateEnvironment, UpdateEnvironment } from '../schemas/environments.js'
 import type { UpsertSegment } from '../schemas/segments.js'
 import type { UpsertStrategyType } from '../schemas/strategy-types.js'
+import type { Tag } from '../schemas/shared.js'
 import { decideCreateContextField, decideDeleteContextField, decideUpdateContextField } from './context-fields.js'
 import { decideCreateSegment, decideDeleteSegment, decideUpdateSegment, type SegmentWorld } from './segments.js'
 import {
@@ -21,7 +22,8 @@ import type { CommandMeta, EventDraft } from './events.js'
 import { withEntry, withoutEntry } from './immutable.js'
 import type { ApiToken, ContextField, Environment, InstanceState, Segment, StrategyType } from './instance-state.js'
 import type { TagTypeInput, UpdateTagTypeInput } from '../schemas/tags.js'
-import { decideCreateTag, decideCreateTagType, decideDeleteTag, decideDeleteTagType, decideUpdateTagType, evolveTags, evolveTagTypes, type TagType } from './tag-types.js'
+import { decideCreateTag, decideCreateTagType, decideDeleteTag, decideDeleteTagType, decideEnsureTags, decideUpdateTagType, evolveTags, evolveTagTypes } from './tag-types.js'
+import type { TagType } from './built-in-types.js'
 import { decideUpdateFeatureTypeLifetime, evolveFeatureTypes } from './feature-types.js'
 import { decideImportPrerequisites, decideRecordExport } from './export-import.js'
 
@@ -44,7 +46,7 @@ export type InstanceCommand =
   | { type: 'strategyType.deprecate'; name: string; deprecated: boolean; meta: CommandMeta }
   | { type: 'contextField.create'; input: UpsertContextField; meta: CommandMeta }
   | { type: 'contextField.update'; name: string; input: UpsertContextField; meta: CommandMeta }
-  | { type: 'contextField.delete'; name: string; meta: CommandMeta }
+  | { type: 'contextField.delete'; name: string; inUse: boolean; meta: CommandMeta }
   | { type: 'tagType.create'; input: TagTypeInput; meta: CommandMeta }
   | { type: 'tagType.update'; name: string; input: UpdateTagTypeInput; meta: CommandMeta }
   | { type: 'tagType.delete'; name: string; inUse: boolean; meta: CommandMeta }
@@ -52,7 +54,8 @@ export type InstanceCommand =
   | { type: 'tag.delete'; tag: { type: string; value: string }; carried: boolean; meta: CommandMeta }
   | { type: 'featureType.setLifetime'; id: string; lifetimeDays: number | null; meta: CommandMeta }
   | { type: 'features.recordExport'; data: { features: { name: string }[] }; environment: string; meta: CommandMeta }
-  | { type: 'import.prepare'; tagTypes: TagType[]; contextFields: UpsertContextField[]; meta: CommandMeta }
+  | { type: 'import.prepare'; tagTypes: TagType[]; contextFields: UpsertContextField[]; tags: Tag[]; meta: CommandMeta }
+  | { type: 'tags.ensure'; tags: Tag[]; meta: CommandMeta }
 
 export const decideInstance = (state: InstanceState, command: InstanceCommand): Result<EventDraft[]> => {
   switch (command.type) {
@@ -91,7 +94,7 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand): 
     case 'contextField.update':
       return decideUpdateContextField(state, command.name, command.input, command.meta)
     case 'contextField.delete':
-      return decideDeleteContextField(state, command.name, command.meta)
+      return decideDeleteContextField(state, command.name, command.inUse, command.meta)
     case 'tagType.create':
       return decideCreateTagType(state, command.input, command.meta)
     case 'tagType.update':
@@ -107,7 +110,9 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand): 
     case 'features.recordExport':
       return decideRecordExport(command.data, command.environment, command.meta)
     case 'import.prepare':
-      return decideImportPrerequisites(state, command.tagTypes, command.contextFields, command.meta)
+      return decideImportPrerequisites(state, command.tagTypes, command.contextFields, command.tags, command.meta)
+    case 'tags.ensure':
+      return decideEnsureTags(state, command.tags, command.meta)
     default:
       return decidePeople(state.people, command)
   }
@@ -177,7 +182,6 @@ const instancePrefixes = ['application-created', 'environment-', 'api-token-', '
 
 export const isInstanceEvent = (type: string): boolean => instancePrefixes.some((prefix) => type.startsWith(prefix))
 
-// Replay routing: a tag created or deleted on its own (POST/DELETE /api/admin/tags) is the instance's;
-// the tag-created a project records when a flag first carries a new tag is marked onFlag.
-export const ownedByInstance = (record: { type: string; hidden?: Record<string, unknown> }): boolean =>
-  isInstanceEvent(record.type) || ((record.type === 'tag-created' || record.type === 'tag-deleted') && record.hidden?.onFlag !== true)
+// Replay routing: every tag-created and tag-deleted is the instance's (older logs mark those recorded
+// when a flag first carried a tag onFlag: the instance knows those tags too, as Unleash's tags table).
+export const ownedByInstance = (record: { type: string }): boolean => isInstanceEvent(record.type) || record.type === 'tag-created' || record.type === 'tag-deleted'

@@ -72,6 +72,9 @@ export interface Feature {
   potentiallyStale?: boolean
   // Keys of the users (or admin tokens) who favorited the flag; absent means none.
   favoritedBy?: readonly string[]
+  // The user id its feature-created event carries (-42 for an admin token); absent in flags created
+  // before it was kept, null when the event had none.
+  createdByUserId?: number | null
 }
 
 // Project roles by user id and by group id.

@@ -1,4 +1,4 @@
-import type { CreateFeature, JsonPatch, UpdateFeature, UpdateFeatureStrategy } from '../schemas/features.js'
+import type { CreateFeature, JsonPatch, ReplaceFeature, UpdateFeature, UpdateFeatureStrategy } from '../schemas/features.js'
 import type { CreateProject, ProjectEnvironmentInput, UpdateProject } from '../schemas/projects.js'
 import type { CreateFeatureStrategy, FeatureVariant } from '../schemas/shared.js'
 import { decideAddDependency, decideRemoveDependency } from './dependencies.js'
@@ -14,6 +14,7 @@ import {
   decideCreateFeature,
   decideDeleteFeatures,
   decidePatchFeature,
+  decideReplaceFeature,
   decideReviveFeatures,
   decideUpdateFeature,
 } from './features.js'
@@ -50,13 +51,14 @@ export type ProjectCommand = WithMeta<
   | { type: 'defaultStrategy.set'; environment: string; strategy: CreateFeatureStrategy }
   | { type: 'feature.create'; input: CreateFeature }
   | { type: 'feature.update'; name: string; input: UpdateFeature }
+  | { type: 'feature.replace'; name: string; input: ReplaceFeature }
   | { type: 'feature.patch'; name: string; patch: JsonPatch }
   | { type: 'feature.archive'; names: string[] }
   | { type: 'feature.revive'; names: string[] }
   | { type: 'feature.delete'; names: string[] }
   | { type: 'featureEnvironment.toggle'; feature: string; environment: string; enabled: boolean; activateDisabledStrategies: boolean; newStrategyId: string }
   | { type: 'strategy.add'; feature: string; environment: string; input: CreateFeatureStrategy; id: string }
-  | { type: 'strategy.update'; feature: string; environment: string; id: string; input: UpdateFeatureStrategy }
+  | { type: 'strategy.update'; feature: string; environment: string; id: string; input: UpdateFeatureStrategy; exact?: boolean }
   | { type: 'strategy.delete'; feature: string; environment: string; id: string }
   | { type: 'strategy.reorder'; feature: string; environment: string; order: { id: string; sortOrder: number }[] }
   | { type: 'variants.set'; feature: string; environments: string[]; variants: FeatureVariant[] }
@@ -105,6 +107,8 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
       return decideCreateFeature(state, command.input, world, meta)
     case 'feature.update':
       return decideUpdateFeature(state, command.name, command.input, world, meta)
+    case 'feature.replace':
+      return decideReplaceFeature(state, command.name, command.input, world, meta)
     case 'feature.patch':
       return decidePatchFeature(state, command.name, command.patch, world, meta)
     case 'feature.archive':
@@ -118,7 +122,7 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
     case 'strategy.add':
       return decideAddStrategy(state, command.feature, command.environment, command.input, command.id, world, meta)
     case 'strategy.update':
-      return decideUpdateStrategy(state, command.feature, command.environment, command.id, command.input, world, meta)
+      return decideUpdateStrategy(state, command.feature, command.environment, command.id, command.input, world, meta, command.exact)
     case 'strategy.delete':
       return decideDeleteStrategy(state, command.feature, command.environment, command.id, world, meta)
     case 'strategy.reorder':
@@ -248,6 +252,7 @@ export const evolveProject = (state: ProjectState | undefined, event: EventDraft
         dependencies: [],
         tags: event.tags ?? [],
         lifecycle: [{ stage: 'initial', enteredStageAt: event.createdAt }],
+        createdByUserId: event.createdByUserId,
       }
       return { ...state, features: withEntry(state.features, feature.name, feature) }
     }
@@ -257,6 +262,8 @@ export const evolveProject = (state: ProjectState | undefined, event: EventDraft
         description: event.data.description ?? null,
         type: event.data.type,
         impressionData: event.data.impressionData,
+        // A PUT records a stale change here alone (older logs also carry the stale event after it).
+        stale: event.data.stale ?? f.stale,
       }))
     case 'feature-stale-on':
     case 'feature-stale-off':

@@ -63,7 +63,8 @@ export const decideUpdateSegment = (state: InstanceState, id: number, input: Ups
       return fail(badData(`Invalid project. Segment is being used by strategies in other projects: ${elsewhere.join(', ')}`))
     }
   }
-  const next = segmentFrom(input, id, current.createdAt, current.createdBy)
+  // Unleash 8.2 (side by side): a PUT that leaves the description out keeps it; the project left out is none.
+  const next = segmentFrom({ ...input, description: input.description === undefined ? current.description : input.description }, id, current.createdAt, current.createdBy)
   if (JSON.stringify(next) === JSON.stringify(current)) return ok([])
   return ok([draft(meta, 'segment-updated', { project: next.project, data: next, preData: current })])
 }

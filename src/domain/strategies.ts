@@ -137,6 +137,9 @@ const switchOffWhenEmpty = (state: ProjectState, target: StrategyTarget, remaini
     ? [draft(meta, 'feature-environment-disabled', keysOf(state, target))]
     : []
 
+// A PUT replaces a strategy as Unleash 8.2 does (side by side): its constraints, variants and parameters
+// become what the body says (none when left out, then the defaults of prepareStrategy); its name, title,
+// disabled flag and segments are kept when left out or null. `exact` (a revert) writes a null title too.
 export const decideUpdateStrategy = (
   state: ProjectState,
   featureName: string,
@@ -145,21 +148,22 @@ export const decideUpdateStrategy = (
   input: UpdateFeatureStrategy,
   world: ProjectWorld,
   meta: CommandMeta,
+  exact = false,
 ): Result<EventDraft[]> => {
   const target = findTarget(state, featureName, environment, world)
   if (!target.ok) return target
   const current = findStrategy(state, target.value, strategyId)
   if (!current.ok) return current
-  const merged: CreateFeatureStrategy = {
+  const replaced: CreateFeatureStrategy = {
     name: input.name ?? current.value.name,
-    title: input.title === undefined ? current.value.title : input.title,
+    title: exact && input.title === null ? null : (input.title ?? current.value.title),
     disabled: input.disabled ?? current.value.disabled,
-    constraints: input.constraints ?? current.value.constraints,
-    variants: input.variants ?? current.value.variants,
-    parameters: input.parameters ?? current.value.parameters,
+    constraints: input.constraints ?? [],
+    variants: input.variants ?? [],
+    parameters: input.parameters ?? {},
     segments: input.segments ?? current.value.segments,
   }
-  const prepared = prepareStrategy(state, featureName, merged, strategyId, input.sortOrder ?? current.value.sortOrder, world, current.value.constraints)
+  const prepared = prepareStrategy(state, featureName, replaced, strategyId, input.sortOrder ?? current.value.sortOrder, world, current.value.constraints)
   if (!prepared.ok) return prepared
   if (JSON.stringify(prepared.value) === JSON.stringify(current.value)) return ok([])
   const remaining = target.value.featureEnvironment.strategies.map((s) => (s.id === strategyId ? prepared.value : s))
@@ -179,12 +183,13 @@ export const decideDeleteStrategy = (
 ): Result<EventDraft[]> => {
   const target = findTarget(state, featureName, environment, world)
   if (!target.ok) return target
-  const current = target.value.featureEnvironment.strategies.find((s) => s.id === strategyId)
-  if (!current) return ok([])
+  // Unleash 8.2 (side by side): an unknown id is a 404, one of another flag a 403.
+  const current = findStrategy(state, target.value, strategyId)
+  if (!current.ok) return current
   const remaining = target.value.featureEnvironment.strategies.filter((s) => s.id !== strategyId)
   return ok([
     ...switchOffWhenEmpty(state, target.value, remaining, meta),
-    draft(meta, 'feature-strategy-remove', { ...keysOf(state, target.value), preData: strategyData(current) }),
+    draft(meta, 'feature-strategy-remove', { ...keysOf(state, target.value), preData: strategyData(current.value) }),
   ])
 }
 

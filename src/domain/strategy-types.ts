@@ -30,7 +30,10 @@ export const decideUpdateStrategyType = (state: InstanceState, name: string, inp
   const current = findEditable(state, name)
   if (!current.ok) return current
   if (input.name !== name) return fail(invalidOperation('The name of a strategy type cannot be changed'))
-  const next = typeFrom(input, current.value.deprecated)
+  // Unleash 8.2 (side by side): a title or description left out is kept; the parameters are replaced.
+  const title = input.title === undefined ? current.value.title : input.title
+  const description = input.description === undefined ? current.value.description : input.description
+  const next = typeFrom({ ...input, title, description }, current.value.deprecated)
   if (JSON.stringify(next) === JSON.stringify(current.value)) return ok([])
   return ok([draft(meta, 'strategy-updated', { data: next, preData: current.value })])
 }

@@ -1,19 +1,14 @@
 import type { TagTypeInput, UpdateTagTypeInput } from '../schemas/tags.js'
-import { DomainError, fail, nameExists, notFound, ok, type Result } from './errors.js'
+import { DomainError, badData, fail, nameExists, notFound, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { withEntry, withoutEntry } from './immutable.js'
+import type { TagType } from './built-in-types.js'
 import type { InstanceState } from './instance-state.js'
 
-export interface TagType {
-  name: string
-  description: string
-  icon: string | null
-}
-
-// Unleash ships `simple` from the first start.
-export const builtInTagTypes: TagType[] = [{ name: 'simple', description: 'Used to simplify filtering of features', icon: '#' }]
-
 export const tagTypeNotFound = (name: string) => notFound(`Tagtype ${name} could not be found`)
+
+// Tagging a flag with a tag of an unknown type (Unleash's wording).
+export const tagTypeMissing = (type: string) => badData(`Tag type '${type}' does not exist`)
 
 export const decideCreateTagType = (state: InstanceState, input: TagTypeInput, meta: CommandMeta): Result<EventDraft[]> => {
   if (state.tagTypes.has(input.name)) return fail(nameExists(`There already exists a tag-type with the name ${input.name}`))
@@ -50,8 +45,13 @@ export const evolveTagTypes = (state: InstanceState, event: EventDraft): Instanc
     case 'tag-type-created':
     case 'tag-type-updated':
       return { ...state, tagTypes: withEntry(state.tagTypes, event.data.name as string, event.data as TagType) }
-    case 'tag-type-deleted':
-      return { ...state, tagTypes: withoutEntry(state.tagTypes, event.preData.name as string) }
+    case 'tag-type-deleted': {
+      // Unleash cascades: the type's tags go with it.
+      const type = event.preData.name as string
+      let tags = state.tags
+      for (const [key, tag] of state.tags) if (tag.type === type) tags = withoutEntry(tags, key)
+      return { ...state, tagTypes: withoutEntry(state.tagTypes, type), tags }
+    }
     default:
       return state
   }
@@ -64,6 +64,21 @@ export const decideCreateTag = (state: InstanceState, tag: { type: string; value
   if (!state.tagTypes.has(tag.type)) return fail(tagTypeNotFound(tag.type))
   if (carried || state.tags.has(tagKey(tag))) return fail(nameExists(`A tag with type ${tag.type} and value ${tag.value} already exists`))
   return ok([draft(meta, 'tag-created', { data: { type: tag.type, value: tag.value } })])
+}
+
+// A flag is about to carry these tags: each one the instance does not know yet is created first (Unleash's
+// createTagIfNeeded), so the instance knows every tag ever used until it is deleted, as Unleash's tags table.
+export const decideEnsureTags = (state: InstanceState, tags: readonly { type: string; value: string }[], meta: CommandMeta): Result<EventDraft[]> => {
+  const events: EventDraft[] = []
+  const created = new Set<string>()
+  for (const tag of tags) {
+    if (!state.tagTypes.has(tag.type)) return fail(tagTypeMissing(tag.type))
+    const key = tagKey(tag)
+    if (state.tags.has(key) || created.has(key)) continue
+    created.add(key)
+    events.push(draft(meta, 'tag-created', { data: { type: tag.type, value: tag.value } }))
+  }
+  return ok(events)
 }
 
 // DELETE /api/admin/tags/:type/:value: the route untags every flag in the same append.

@@ -29,6 +29,9 @@ export interface CompiledStrategy {
   segments: { id: number; segment: CompiledSegment | undefined }[]
   // undefined: unknown strategy name.
   rule: ContextTest | undefined
+  // The playground's rule: undefined for the strategies Unleash's server cannot evaluate (SEMANTICS 1.4),
+  // which it shows as "unknown" even where an SDK has a rule (applicationHostname, userWithId).
+  playgroundRule: ContextTest | undefined
   variants: CompiledVariants | undefined
   // Indexed like variants.definitions.
   variantResults: EvalResult[]
@@ -36,9 +39,10 @@ export interface CompiledStrategy {
   test: ContextTest
   // The playground's constant parts (explain.ts): name to parameters, then `,"constraints":[`.
   explainHead: string
-  // From the end of the segments to the edit link when variants.definitions[i] is selected:
-  // `],"result":{...},"links":{"edit":"`.
-  explainVariantTails: string[]
+  // From the end of the segments to the edit link when variants.definitions[i] is selected, by the
+  // strategy's result ([false, true]): `],"result":{...},"links":{"edit":"`. Unleash shows the variant a
+  // strategy would select even when it evaluates false.
+  explainVariantTails: readonly [string[], string[]]
   variantsJson: string
   // The strategy id as it goes into the edit link.
   linkId: string
@@ -101,6 +105,9 @@ export const compileSegment = (segment: EvalSegment): CompiledSegment => {
   }
 }
 
+// Unleash's playground evaluator knows these; any other strategy is "unknown" there (SEMANTICS 1.4).
+const playgroundStrategies = new Set(['default', 'gradualRolloutRandom', 'gradualRolloutUserId', 'gradualRolloutSessionId', 'remoteAddress', 'flexibleRollout'])
+
 const allOf = (tests: ContextTest[]): ContextTest => {
   if (tests.includes(never)) return never
   const live = tests.filter((t) => t !== always)
@@ -150,12 +157,14 @@ const compileStrategy = (
     parameters,
   }
   const variantsJson = JSON.stringify(definitions)
+  const variantTails = (enabled: boolean) =>
+    definitions.map((d) => {
+      const variant = d.payload === undefined ? { name: d.name, enabled: true } : { name: d.name, enabled: true, payload: d.payload }
+      return `],"result":{"evaluationStatus":"complete","enabled":${enabled},"variant":${JSON.stringify(variant)},"variants":${variantsJson}},"links":{"edit":"`
+    })
   return {
     explainHead: `${JSON.stringify(constant).slice(0, -1)},"constraints":[`,
-    explainVariantTails: definitions.map((d) => {
-      const variant = d.payload === undefined ? { name: d.name, enabled: true } : { name: d.name, enabled: true, payload: d.payload }
-      return `],"result":{"evaluationStatus":"complete","enabled":true,"variant":${JSON.stringify(variant)},"variants":${variantsJson}},"links":{"edit":"`
-    }),
+    explainVariantTails: [variantTails(false), variantTails(true)],
     variantsJson,
     linkId: encodeURIComponent(source.id ?? ''),
     source,
@@ -164,6 +173,7 @@ const compileStrategy = (
     constraints,
     segments,
     rule,
+    playgroundRule: playgroundStrategies.has(source.name) ? rule : undefined,
     variants,
     variantResults: definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData)),
     test: allOf(tests),
@@ -186,10 +196,19 @@ export const compileFeature = (
   const variantResults = definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData))
   const off = frozenResult(false, disabledVariant(false), impressionData)
   const toggleJson = new Map<EvalResult, string>()
-  const variantJson = new Map<EvalResult, string>([[off, JSON.stringify(off.variant)]])
-  for (const result of [onWithoutVariant, ...variantResults, ...strategies.flatMap((s) => s.variantResults)]) {
+  // The playground's variant as Unleash 8.2 writes it (side by side): featureEnabled only on the variants
+  // of the flag itself (and the disabled one of a flag that is on); a strategy's variant and the
+  // disabled variant of a flag that is off have feature_enabled alone.
+  const { featureEnabled: _offFeatureEnabled, ...offVariant } = off.variant
+  const variantJson = new Map<EvalResult, string>([[off, JSON.stringify(offVariant)]])
+  for (const result of [onWithoutVariant, ...variantResults]) {
     toggleJson.set(result, JSON.stringify({ name: source.name, enabled: true, variant: result.variant, impressionData }))
     variantJson.set(result, JSON.stringify(result.variant))
+  }
+  for (const result of strategies.flatMap((s) => s.variantResults)) {
+    toggleJson.set(result, JSON.stringify({ name: source.name, enabled: true, variant: result.variant, impressionData }))
+    const { featureEnabled: _featureEnabled, ...variant } = result.variant
+    variantJson.set(result, JSON.stringify(variant))
   }
   const projectId = source.project ?? 'default'
   return {

@@ -11,7 +11,8 @@ import type { EvalContext, EvalResult } from './types.js'
 // so a context that repeats (or one that differs only where no constraint looks) costs the evaluation
 // and a copy. Without this, most of a large answer's time went into building its text.
 
-// How a strategy's result reads: one of these, or its selected variant (Tail.Variant + the variant's index).
+// How a strategy's result reads: one of these, or the variant it selects (Tail.Variant + 2 × the
+// variant's index + 1 when the strategy is on).
 const enum Tail {
   Unevaluated,
   IncompleteUnknown,
@@ -85,20 +86,22 @@ const noteStrategy = (strategy: CompiledStrategy, ctx: EvalContext, onWithoutVar
   if (strategy.isDisabled) {
     tail = Tail.Unevaluated
     found.anyUnknown = true
-  } else if (strategy.rule === undefined) {
+  } else if (strategy.playgroundRule === undefined) {
     tail = conditionsPass ? Tail.IncompleteUnknown : Tail.IncompleteFalse
     if (conditionsPass) found.anyUnknown = true
-  } else if (conditionsPass && strategy.rule(ctx)) {
-    tail = Tail.CompleteTrue
-    found.anyCompleteTrue = true
-    const i = strategy.variants === undefined ? -1 : strategy.variants.select(ctx)
-    if (i >= 0) tail = Tail.Variant + i
-    if (found.winningResult === undefined) {
-      found.winningResult = i >= 0 ? strategy.variantResults[i] : onWithoutVariant
-      found.winningVariantsJson = i >= 0 ? strategy.variantsJson : undefined
-    }
   } else {
-    tail = Tail.CompleteFalse
+    const isOn = conditionsPass && strategy.playgroundRule(ctx)
+    tail = isOn ? Tail.CompleteTrue : Tail.CompleteFalse
+    // Unleash selects the strategy's variant whatever the strategy's result, and shows it.
+    const i = strategy.variants === undefined ? -1 : strategy.variants.select(ctx)
+    if (i >= 0) tail = Tail.Variant + 2 * i + +isOn
+    if (isOn) {
+      found.anyCompleteTrue = true
+      if (found.winningResult === undefined) {
+        found.winningResult = i >= 0 ? strategy.variantResults[i] : onWithoutVariant
+        found.winningVariantsJson = i >= 0 ? strategy.variantsJson : undefined
+      }
+    }
   }
   outcomes.push(tail)
 }
@@ -137,7 +140,7 @@ const writeFeature = (feature: CompiledFeature, outcomes: readonly number[], edi
     }
     const tail = outcomes[at.next++]
     const variant = tail - Tail.Variant
-    data += variant >= 0 ? strategy.explainVariantTails[variant] : fixedTails[tail]
+    data += variant >= 0 ? strategy.explainVariantTails[variant % 2][variant >> 1] : fixedTails[tail]
     data += editLinkPrefix === undefined ? '"}}' : `${editLinkPrefix}${strategy.linkId}"}}`
   }
   return (

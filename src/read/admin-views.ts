@@ -51,7 +51,7 @@ export const featureEnvironmentView = (feature: Feature, name: string, env: Feat
   hasEnabledStrategies: env.strategies.some((s) => !s.disabled),
 })
 
-const currentStage = (feature: Feature) => {
+const currentStage = (feature: Feature): LifecycleStage => {
   const order = ['archived', 'completed', 'live', 'pre-live', 'initial']
   for (const stage of order) {
     const found = feature.lifecycle.find((l) => l.stage === stage)
@@ -59,6 +59,10 @@ const currentStage = (feature: Feature) => {
   }
   return { stage: 'initial' as const, enteredStageAt: feature.createdAt }
 }
+
+// The stage a flag is in now, metric-driven stages included.
+export const currentLifecycle = (feature: Feature, ctx: Pick<AdminViewContext, 'metricStages'>): LifecycleStage =>
+  currentStage({ ...feature, lifecycle: featureLifecycle(feature, ctx) })
 
 export const featureView = (feature: Feature, ctx: AdminViewContext) => {
   const environmentNames = [...feature.environments.keys()].sort(environmentOrder(ctx))
@@ -84,7 +88,7 @@ export const featureView = (feature: Feature, ctx: AdminViewContext) => {
     tags: feature.tags,
     children: ctx.childrenOf(feature.name),
     dependencies: feature.dependencies.map((d) => ({ feature: d.feature, enabled: d.enabled, variants: d.variants })),
-    lifecycle: currentStage({ ...feature, lifecycle: featureLifecycle(feature, ctx) }),
+    lifecycle: currentLifecycle(feature, ctx),
   }
 }
 
@@ -129,6 +133,31 @@ export const environmentView = (environment: Environment, projectCount: number) 
   createdAt: environment.createdAt,
   projectCount,
 })
+
+// Every environment as one project sees it (Unleash's GET /api/admin/environments/project/:id): whether
+// the project uses it (visible), its change-request approvals there, the API tokens that reach it and
+// the project's flags switched on in it.
+export const projectEnvironmentsView = (project: ProjectState, environments: Iterable<Environment>, tokens: Iterable<ApiToken>) => {
+  const tokenList = [...tokens]
+  const features = [...project.features.values()].filter((f) => !f.archived)
+  return [...environments]
+    .sort((a, b) => a.sortOrder - b.sortOrder || a.createdAt.localeCompare(b.createdAt))
+    .map((environment) => {
+      const used = project.environments.get(environment.name)
+      return {
+        name: environment.name,
+        type: environment.type,
+        enabled: environment.enabled,
+        protected: environment.protected,
+        sortOrder: environment.sortOrder,
+        requiredApprovals: used?.changeRequestsEnabled ? used.requiredApprovals : null,
+        projectApiTokenCount: tokenList.filter((t) => t.environment === environment.name && (t.projects.includes('*') || t.projects.includes(project.settings.id))).length,
+        projectEnabledToggleCount: features.filter((f) => f.environments.get(environment.name)?.enabled === true).length,
+        visible: used !== undefined,
+        ...(used?.defaultStrategy ? { defaultStrategy: used.defaultStrategy } : {}),
+      }
+    })
+}
 
 // Unleash lists a token's secret to those who may read tokens; events never carry it (publicToken).
 export const apiTokenView = (token: ApiToken, seenAt: string | null) => ({

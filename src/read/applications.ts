@@ -23,6 +23,18 @@ export class Applications {
     this.instances.set(key, registration)
   }
 
+  // An instance heard from through its metrics (SEMANTICS 5.7: metrics register the instance): its last
+  // sighting moves, and one not registered yet is listed with what the metrics say.
+  seen(sighting: Pick<Registration, 'appName' | 'instanceId' | 'environment' | 'lastSeen' | 'remoteAddress'> & { sdkVersion?: string | null }): void {
+    const key = `${sighting.appName}\u0000${sighting.instanceId}\u0000${sighting.environment}`
+    const known = this.instances.get(key)
+    if (known) {
+      this.instances.set(key, { ...known, lastSeen: sighting.lastSeen, remoteAddress: sighting.remoteAddress, sdkVersion: known.sdkVersion ?? sighting.sdkVersion ?? null })
+      return
+    }
+    this.register({ ...sighting, sdkVersion: sighting.sdkVersion ?? null, strategies: [], started: sighting.lastSeen })
+  }
+
   list() {
     const byApp = new Map<string, Registration[]>()
     for (const r of this.instances.values()) byApp.set(r.appName, [...(byApp.get(r.appName) ?? []), r])

@@ -8,11 +8,19 @@ import { isPastLifetime } from '../domain/staleness.js'
 const dayMs = 24 * 60 * 60 * 1000
 const windowMs = 30 * dayMs
 
+export interface Creator {
+  // The user's id; Unleash's -42 for an admin token, -1337 for the system. Null: not known.
+  userId: number | null
+  name: string
+}
+
 interface FeatureFacts {
   createdAtMs: number
   archivedAtMs: number | null
   type: string
   firstProductionEnableMs: number | null
+  // Who created the flag (absent in snapshots written before it was kept).
+  createdBy?: Creator
 }
 
 interface ProjectFacts {
@@ -20,6 +28,8 @@ interface ProjectFacts {
   activityMs: number[]
   membersAddedMs: number[]
   features: Map<string, FeatureFacts>
+  // Events of the project per UTC day (YYYY-MM-DD) of the last year, for its status page.
+  activityByDay: Map<string, number>
 }
 
 export interface ProjectStats {
@@ -31,6 +41,12 @@ export interface ProjectStats {
   projectActivityCurrentWindow: number
   projectActivityPastWindow: number
   projectMembersAddedCurrentWindow: number
+}
+
+const countByDay = (times: ArrayLike<number>): [string, number][] => {
+  const days = new Map<string, number>()
+  for (let i = 0; i < times.length; i++) days.set(dayOf(times[i]), (days.get(dayOf(times[i])) ?? 0) + 1)
+  return [...days]
 }
 
 const insertSorted = (list: number[], value: number) => {
@@ -64,13 +80,19 @@ const countFrom = (list: number[], value: number) => {
 
 const countBetween = (list: number[], from: number, to: number) => countFrom(list, from) - countFrom(list, to)
 
-const emptyFacts = (): ProjectFacts => ({ activityMs: [], membersAddedMs: [], features: new Map() })
+const emptyFacts = (): ProjectFacts => ({ activityMs: [], membersAddedMs: [], features: new Map(), activityByDay: new Map() })
+
+const yearMs = 365 * dayMs
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 // What a snapshot keeps: a copy taken when it is made (the model goes on changing while the snapshot is written),
 // with the time lists as Float64Array so a million events pack and unpack as one block each.
 export interface ProjectInsightsSnapshot {
   environmentTypes: [string, string][]
-  projects: [string, { activityMs: Float64Array; membersAddedMs: Float64Array; features: [string, FeatureFacts][] }][]
+  projects: [
+    string,
+    { activityMs: Float64Array; membersAddedMs: Float64Array; features: [string, FeatureFacts][]; activityByDay?: [string, number][] },
+  ][]
 }
 
 // Members an access event adds: user ids newly given a role in the project.
@@ -108,6 +130,7 @@ export class ProjectInsights {
           activityMs: Float64Array.from(facts.activityMs),
           membersAddedMs: Float64Array.from(facts.membersAddedMs),
           features: [...facts.features].map(([name, feature]) => [name, { ...feature }]),
+          activityByDay: [...facts.activityByDay],
         },
       ]),
     }
@@ -123,6 +146,8 @@ export class ProjectInsights {
         activityMs: Array.from(facts.activityMs),
         membersAddedMs: Array.from(facts.membersAddedMs),
         features: new Map(facts.features.map(([name, feature]) => [name, { ...feature }])),
+        // A snapshot from before days were kept: the last 60 days' activity is all it has.
+        activityByDay: new Map(facts.activityByDay ?? countByDay(facts.activityMs)),
       })
     }
   }
@@ -154,6 +179,10 @@ export class ProjectInsights {
     // Only the last two windows are ever counted: older times are dropped, or the lists would keep one
     // number per event for ever.
     const kept = this.clock().getTime() - 2 * windowMs
+    if (at >= this.clock().getTime() - yearMs) {
+      const day = dayOf(at)
+      facts.activityByDay.set(day, (facts.activityByDay.get(day) ?? 0) + 1)
+    }
     if (at >= kept) {
       insertSorted(facts.activityMs, at)
       for (let added = membersAddedBy(event); added > 0; added--) insertSorted(facts.membersAddedMs, at)
@@ -169,6 +198,7 @@ export class ProjectInsights {
           archivedAtMs: null,
           type: event.data?.type ?? 'release',
           firstProductionEnableMs: null,
+          createdBy: { userId: event.createdByUserId, name: event.createdBy },
         })
         break
       case 'feature-metadata-updated':
@@ -198,6 +228,20 @@ export class ProjectInsights {
         break
       }
     }
+  }
+
+  // Events of the project per day of the last year, oldest first (Unleash's activityCountByDate).
+  activityByDay(projectId: string): { date: string; count: number }[] {
+    const facts = this.projects.get(projectId)
+    if (!facts) return []
+    const first = dayOf(this.clock().getTime() - yearMs)
+    for (const day of facts.activityByDay.keys()) if (day < first) facts.activityByDay.delete(day)
+    return [...facts.activityByDay].sort(([a], [b]) => a.localeCompare(b)).map(([date, count]) => ({ date, count }))
+  }
+
+  // Who created the project's flag of that name, when known.
+  creatorOf(projectId: string, featureName: string): Creator | undefined {
+    return this.projects.get(projectId)?.features.get(featureName)?.createdBy
   }
 
   stats(projectId: string): ProjectStats {
@@ -263,6 +307,19 @@ export interface OverviewContext {
   now: Date
   viewer: string | undefined
   members: number
+  // Whether an SDK reported evaluating the flag, in any environment.
+  wasSeen: (feature: string) => boolean
+}
+
+export type OnboardingStatus = { status: 'onboarding-started' | 'onboarded' } | { status: 'first-flag-created'; feature: string }
+
+// How far a project is in Unleash's onboarding (its onboarding read model): onboarded once an SDK
+// reported one of its flags; before that, its first active flag, or nothing yet.
+export const onboardingStatus = (project: ProjectState, wasSeen: (feature: string) => boolean): OnboardingStatus => {
+  const features = [...project.features.values()]
+  if (features.some((f) => wasSeen(f.name))) return { status: 'onboarded' }
+  const first = features.filter((f) => !f.archived).sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0]
+  return first ? { status: 'first-flag-created', feature: first.name } : { status: 'onboarding-started' }
 }
 
 // INTERFACE 2.12.
@@ -290,5 +347,8 @@ export const projectOverviewView = (project: ProjectState, ctx: OverviewContext)
     updatedAt: settings.updatedAt,
     createdAt: settings.createdAt,
     favorite: isFavoriteOf(project.favoritedBy, ctx.viewer),
+    onboardingStatus: onboardingStatus(project, ctx.wasSeen),
+    // Unleash's project link templates are an enterprise feature this server has not got.
+    linkTemplates: [],
   }
 }

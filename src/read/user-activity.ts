@@ -3,9 +3,12 @@ import type { Database } from 'lmdb'
 interface Activity {
   loginAttempts: number
   seenAt: string | null
+  // The admin UI's one-time hints (Unleash's "splash" screens) the user has seen.
+  splash?: string[]
 }
 
-// Failed-login counts and last logins change too often to be events; they live in a side table.
+// Failed-login counts, last logins and seen UI hints change too often, or matter too little, to be
+// events; they live in a side table.
 export class UserActivity {
   constructor(private readonly table: Database<Activity, string>) {}
 
@@ -19,6 +22,12 @@ export class UserActivity {
   }
 
   async loggedIn(userId: number, at: string): Promise<void> {
-    await this.table.put(String(userId), { loginAttempts: 0, seenAt: at })
+    await this.table.put(String(userId), { ...this.of(userId), loginAttempts: 0, seenAt: at })
+  }
+
+  async splashSeen(userId: number, splashId: string): Promise<void> {
+    const current = this.of(userId)
+    if (current.splash?.includes(splashId)) return
+    await this.table.put(String(userId), { ...current, splash: [...(current.splash ?? []), splashId] })
   }
 }

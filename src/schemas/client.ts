@@ -28,6 +28,7 @@ export const clientMetricsSchema = v.object({
     }),
   ),
 })
+export type ClientMetrics = v.InferOutput<typeof clientMetricsSchema>
 
 export const clientRegisterSchema = v.object({
   appName: v.pipe(boundedString('appName', 255), v.minLength(1, '"appName" is not allowed to be empty')),
@@ -80,4 +81,18 @@ export const clientBulkMetricsSchema = v.object({
 
 export const edgeValidateSchema = v.object({
   tokens: v.pipe(v.array(boundedString('tokens[]', 1000), '"tokens" must be a list of token strings'), v.maxLength(1000, '"tokens" has more than 1000 entries')),
+})
+
+// GET /api/admin/client-metrics/features/:name/raw: how many hours back, 1 to 48 (Unleash's range; 24 when absent).
+export const usageQuerySchema = v.object({
+  hoursBack: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^[0-9]{1,2}$/, '"hoursBack" must be a whole number from 1 to 48'),
+      v.transform(Number),
+      v.minValue(1, '"hoursBack" must be a whole number from 1 to 48'),
+      v.maxValue(48, '"hoursBack" must be a whole number from 1 to 48'),
+    ),
+    '24',
+  ),
 })

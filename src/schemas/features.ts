@@ -25,6 +25,16 @@ export const updateFeatureSchema = v.object({
 })
 export type UpdateFeature = v.InferOutput<typeof updateFeatureSchema>
 
+// PUT …/features/:featureName replaces the metadata (Unleash 8.2, featureMetadataSchema): a field left out
+// goes back to its default (the description to none).
+export const replaceFeatureSchema = v.object({
+  ...updateFeatureSchema.entries,
+  type: v.optional(featureType, 'release'),
+  impressionData: v.optional(v.boolean('"impressionData" must be a boolean'), false),
+  stale: v.optional(v.boolean('"stale" must be a boolean'), false),
+})
+export type ReplaceFeature = v.InferOutput<typeof replaceFeatureSchema>
+
 export const validateFeatureNameSchema = v.object({
   name: urlFriendlyName('name'),
   projectId: v.optional(urlFriendlyName('projectId')),

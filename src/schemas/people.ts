@@ -104,3 +104,6 @@ export const projectAccessSchema = v.object({
 export const rolesSchema = v.object({
   roles: v.pipe(v.array(v.pipe(v.number('"roles" must hold role ids'), v.safeInteger(), v.minValue(1))), v.maxLength(100)),
 })
+
+// The id of one of the admin UI's one-time hints (POST /api/admin/splash/:splashId).
+export const splashIdSchema = v.pipe(boundedString('splashId', 100), v.regex(/^[A-Za-z0-9_.-]+$/, '"splashId" may hold letters, digits, ".", "_" and "-" only'))

@@ -28,3 +28,15 @@ export const playgroundRequestSchema = v.object({
 export const frontendRequestSchema = v.object({
   context: v.optional(sdkContextSchema, {}),
 })
+
+// POST /api/admin/playground/advanced: several environments at once, and context values that hold
+// commas are split into one context per value (every combination is evaluated).
+export const advancedPlaygroundRequestSchema = v.object({
+  environments: v.pipe(
+    v.array(boundedString('environments[]', 100), '"environments" must be an array of environment names'),
+    v.minLength(1, '"environments" must name at least one environment'),
+    v.maxLength(50, '"environments" may name at most 50 environments'),
+  ),
+  projects: playgroundRequestSchema.entries.projects,
+  context: playgroundRequestSchema.entries.context,
+})

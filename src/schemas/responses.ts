@@ -217,6 +217,50 @@ export const eventsResponse = v.object({
 
 export const featureEventsResponse = v.object({ ...eventsResponse.entries, toggleName: text })
 
+// GET /api/admin/search/events (Unleash's eventSearchResponseSchema).
+export const eventSearchResponse = v.object({
+  events: v.array(v.object({ ...eventResponse.entries, label: text, summary: text })),
+  total: v.number(),
+})
+
+// GET /api/admin/search/features (Unleash's searchFeaturesSchema).
+export const searchFeaturesResponse = v.object({
+  features: v.array(
+    v.object({
+      name: text,
+      type: text,
+      description: nullableText,
+      project: text,
+      favorite: v.boolean(),
+      createdAt: dateTime,
+      stale: v.boolean(),
+      archivedAt: v.nullable(dateTime),
+      impressionData: v.boolean(),
+      dependencyType: v.nullable(v.picklist(['parent', 'child'])),
+      environments: v.array(
+        v.object({
+          name: text,
+          enabled: v.boolean(),
+          type: text,
+          sortOrder: v.number(),
+          variantCount: v.number(),
+          lastSeenAt: v.nullable(dateTime),
+          hasStrategies: v.boolean(),
+          hasEnabledStrategies: v.boolean(),
+          yes: v.number(),
+          no: v.number(),
+          changeRequestIds: v.array(v.number()),
+        }),
+      ),
+      segments: v.array(text),
+      createdBy: v.object({ id: v.number(), name: text, imageUrl: text }),
+      lifecycle: v.object({ stage: text, status: v.optional(text), enteredStageAt: dateTime }),
+      tags: v.optional(v.array(v.object({ value: text, type: text, color: nullableText }))),
+    }),
+  ),
+  total: v.number(),
+})
+
 export const eventsHeadResponse = v.object({
   id: v.number(),
   hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
@@ -315,3 +359,156 @@ const replicationDetails = v.object({
 export const healthResponse = v.object({ health: v.literal('GOOD'), details: replicationDetails })
 
 export const readyResponse = v.object({ health: v.literal('GOOD'), degraded: v.optional(text) })
+
+// Reads of Unleash's own admin UI (its metrics panel, dashboard, project status, playground).
+const usageCounts = { environment: text, timestamp: dateTime, yes: v.number(), no: v.number() }
+
+export const featureUsageResponse = v.object({
+  version: v.number(),
+  maturity: text,
+  featureName: text,
+  lastHourUsage: v.array(v.object(usageCounts)),
+  seenApplications: v.array(text),
+})
+
+export const rawFeatureUsageResponse = v.object({
+  version: v.number(),
+  maturity: text,
+  data: v.array(v.object({ ...usageCounts, featureName: text, appName: text, variants: v.optional(v.record(v.string(), v.number())) })),
+})
+
+export const uiConfigResponse = v.object({
+  environment: text,
+  version: text,
+  versionInfo: v.object({ current: v.object({ oss: text, enterprise: text }), latest: v.object({}), isLatest: v.boolean() }),
+  unleashUrl: text,
+  baseUriPath: text,
+  authenticationType: text,
+  disablePasswordAuth: v.boolean(),
+  emailEnabled: v.boolean(),
+  maintenanceMode: v.boolean(),
+  frontendApiOrigins: v.array(text),
+  resourceLimits: v.record(v.string(), v.number()),
+  flags: v.record(v.string(), v.boolean()),
+})
+
+export const projectEnvironmentsResponse = v.object({
+  version: v.number(),
+  environments: v.array(
+    v.object({
+      name: text,
+      type: text,
+      enabled: v.boolean(),
+      protected: v.boolean(),
+      sortOrder: v.number(),
+      requiredApprovals: v.nullable(v.number()),
+      projectApiTokenCount: v.number(),
+      projectEnabledToggleCount: v.number(),
+      visible: v.boolean(),
+      defaultStrategy: v.optional(v.object({ name: text })),
+    }),
+  ),
+})
+
+export const tagsResponse = v.object({ version: v.number(), tags: v.array(v.object({ type: text, value: text })) })
+
+export const dependenciesExistResponse = v.boolean()
+
+export const profileResponse = v.object({
+  rootRole: v.object({ id: v.number(), type: text, name: text, description: v.optional(text), project: v.optional(nullableText) }),
+  projects: v.array(text),
+  groups: v.array(v.object({ id: v.number(), name: text, description: nullableText, mappingsSSO: v.array(text), rootRole: v.nullable(v.number()) })),
+  subscriptions: v.array(text),
+  features: v.array(v.unknown()),
+  canChangePassword: v.boolean(),
+})
+
+const stageSummary = v.object({ averageDays: v.nullable(v.number()), currentFlags: v.number() })
+
+export const projectStatusResponse = v.object({
+  resources: v.object({ members: v.number(), apiTokens: v.number(), segments: v.number() }),
+  activityCountByDate: v.array(v.object({ date: text, count: v.number() })),
+  health: v.object({ current: v.number() }),
+  technicalDebt: v.object({ current: v.number() }),
+  lifecycleSummary: v.object({
+    initial: stageSummary,
+    preLive: stageSummary,
+    live: stageSummary,
+    completed: stageSummary,
+    archived: v.object({ currentFlags: v.number(), last30Days: v.number() }),
+  }),
+  staleFlags: v.object({ total: v.number() }),
+})
+
+export const flagCreatorsResponse = v.array(v.object({ id: v.number(), name: text }))
+
+const ownerResponse = v.union([
+  v.object({ ownerType: v.literal('user'), name: text, email: v.optional(nullableText), imageUrl: v.optional(nullableText) }),
+  v.object({ ownerType: v.literal('group'), name: text }),
+  v.object({ ownerType: v.literal('system') }),
+])
+
+export const personalDashboardResponse = v.object({
+  flags: v.array(v.object({ name: text, type: text, project: text })),
+  projects: v.array(v.object({ id: text, name: text, health: v.number(), technicalDebt: v.number(), memberCount: v.number(), featureCount: v.number() })),
+  projectOwners: v.array(ownerResponse),
+  admins: v.array(v.object({ id: v.number(), name: v.optional(text), username: v.optional(text), email: v.optional(text), imageUrl: v.optional(text) })),
+})
+
+const onboardingStatusResponse = v.union([
+  v.object({ status: v.picklist(['onboarding-started', 'sdk-connected', 'onboarded']) }),
+  v.object({ status: v.literal('first-flag-created'), feature: text }),
+])
+
+export const personalProjectDetailsResponse = v.object({
+  latestEvents: v.array(v.object({ id: v.number(), summary: nullableText, createdBy: text, createdByImageUrl: text, createdAt: dateTime })),
+  onboardingStatus: onboardingStatusResponse,
+  owners: v.array(ownerResponse),
+  roles: v.array(v.object({ id: v.number(), name: text, type: text })),
+  insights: v.object({
+    avgHealthCurrentWindow: v.nullable(v.number()),
+    avgHealthPastWindow: v.nullable(v.number()),
+    totalFlags: v.number(),
+    activeFlags: v.number(),
+    staleFlags: v.number(),
+    potentiallyStaleFlags: v.number(),
+    health: v.number(),
+    technicalDebt: v.number(),
+  }),
+})
+
+const evaluatedFlag = playgroundResponse.entries.features.item
+
+export const advancedPlaygroundResponse = v.object({
+  input: v.object({ environments: v.array(text), projects: v.union([v.literal('*'), v.array(text)]), context: v.record(v.string(), v.unknown()) }),
+  features: v.array(
+    v.object({
+      name: text,
+      projectId: text,
+      environments: v.record(v.string(), v.array(v.object({ ...evaluatedFlag.entries, environment: text, context: v.record(v.string(), v.string()) }))),
+    }),
+  ),
+  warnings: v.optional(v.object({ invalidContextProperties: v.array(text) })),
+})
+
+export const splashResponse = v.object({ splashId: text, userId: v.number(), seen: v.boolean() })
+
+export const instanceStatsResponse = v.object({
+  timestamp: dateTime,
+  versionOSS: text,
+  versionEnterprise: text,
+  users: v.number(),
+  serviceAccounts: v.number(),
+  apiTokens: v.record(v.string(), v.number()),
+  activeUsers: v.object({ last7: v.number(), last30: v.number(), last60: v.number(), last90: v.number() }),
+  featureToggles: v.number(),
+  archivedFeatureToggles: v.number(),
+  projects: v.number(),
+  contextFields: v.number(),
+  roles: v.number(),
+  groups: v.number(),
+  environments: v.number(),
+  segments: v.number(),
+  strategies: v.number(),
+  clientApps: v.array(v.object({ range: text, count: v.number() })),
+})

@@ -67,11 +67,13 @@ const weight = v.pipe(
 
 const stickiness = v.pipe(boundedString('stickiness', 100))
 
+// Unleash 8.2 (side by side) refuses a strategy variant without weightType or stickiness, or with an empty
+// stickiness (INTERFACE 2.3: both required); flag variants (2.4) default them.
 export const strategyVariantSchema = v.object({
   name: urlFriendlyName('name'),
   weight,
-  weightType: v.optional(v.picklist(['variable', 'fix'], '"weightType" must be one of variable, fix'), 'variable'),
-  stickiness: v.optional(stickiness, 'default'),
+  weightType: v.picklist(['variable', 'fix'], '"weightType" must be one of variable, fix'),
+  stickiness: v.pipe(stickiness, v.minLength(1, '"stickiness" is not allowed to be empty')),
   payload: v.optional(payloadSchema),
 })
 export type StrategyVariant = v.InferOutput<typeof strategyVariantSchema>
@@ -96,6 +98,9 @@ const parameterValue = v.union(
   'strategy parameters must be strings, numbers or booleans',
 )
 
+// Unleash's limit on the segments one strategy uses (SEMANTICS 2.3).
+export const maxStrategySegments = 5
+
 export const createFeatureStrategySchema = v.object({
   name: v.pipe(boundedString('name', 100), v.minLength(1, '"name" is not allowed to be empty')),
   title: v.nullish(boundedString('title', 1000)),
@@ -107,7 +112,7 @@ export const createFeatureStrategySchema = v.object({
   segments: v.optional(
     v.pipe(
       v.array(v.pipe(v.number('"segments" must hold segment ids'), v.safeInteger('"segments" must hold segment ids'), v.minValue(1)), '"segments" must be an array of ids'),
-      v.maxLength(5, 'Strategies may not have more than 5 segments'),
+      v.maxLength(maxStrategySegments, `Strategies may not have more than ${maxStrategySegments} segments`),
     ),
   ),
 })

@@ -17,3 +17,9 @@ export const upsertStrategyTypeSchema = v.object({
 })
 export type UpsertStrategyType = v.InferOutput<typeof upsertStrategyTypeSchema>
 export type StrategyParameter = v.InferOutput<typeof strategyParameterSchema>
+
+// PUT /api/admin/strategies/:name: Unleash 8.2 refuses a body without parameters (they are replaced).
+export const updateStrategyTypeSchema = v.object({
+  ...upsertStrategyTypeSchema.entries,
+  parameters: v.pipe(v.array(strategyParameterSchema, '"parameters" must be an array'), v.maxLength(50)),
+})

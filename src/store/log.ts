@@ -184,6 +184,11 @@ export class EventLog {
     for (const { value } of this.log.getRange({ start: firstId })) yield value
   }
 
+  // Every record, newest first, read as the caller goes.
+  *newestFirst(): Iterable<StoredRecord> {
+    for (const { value } of this.log.getRange({ reverse: true })) yield value
+  }
+
   // The newest `limit` records that `keep` accepts, newest first.
   newest(limit: number, keep: (record: StoredRecord) => boolean = () => true): StoredRecord[] {
     const result: StoredRecord[] = []

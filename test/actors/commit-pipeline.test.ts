@@ -8,7 +8,7 @@ import type { EventRecord } from '../../src/domain/events.js'
 const records = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => ({ id: from + i, type: 'feature-created' }) as EventRecord)
 
 t.test('the order of the steps', async (t) => {
-  t.same(commitStepOrder, ['revisions', 'deltas', 'streams', 'insights', 'snapshots', 'replication', 'listeners'])
+  t.same(commitStepOrder, ['revisions', 'deltas', 'streams', 'insights', 'search', 'snapshots', 'replication', 'listeners'])
 })
 
 t.test('a pipeline runs its steps in that order, whatever order they were given in', async (t) => {
@@ -18,6 +18,7 @@ t.test('a pipeline runs its steps in that order, whatever order they were given 
     replication: step('replication'),
     snapshots: step('snapshots'),
     insights: step('insights'),
+    search: step('search'),
     streams: step('streams'),
     deltas: step('deltas'),
     revisions: step('revisions'),
@@ -25,7 +26,7 @@ t.test('a pipeline runs its steps in that order, whatever order they were given 
   pipeline.listen(step('metrics'))
   pipeline.listen(step('a test'))
   pipeline.run(records(1, 2))
-  t.same(ran, ['revisions', 'deltas', 'streams', 'insights', 'snapshots', 'replication', 'metrics', 'a test'])
+  t.same(ran, ['revisions', 'deltas', 'streams', 'insights', 'search', 'snapshots', 'replication', 'metrics', 'a test'])
   t.same(pipeline.names, commitStepOrder)
 })
 

@@ -75,3 +75,15 @@ t.test('legal values of the context field', async (t) => {
   t.equal(check({ contextName: 'region', operator: 'NOT_IN', values: ['apac'] }, world)?.kind, 'BadDataError', 'also for NOT_IN')
   t.equal(check({ contextName: 'userId', operator: 'IN', values: ['anything'] }, world), undefined, 'fields without legal values take any value')
 })
+
+// Unleash 8.2 side by side: NUM_EQ with a value outside legalValues is a 400; its `values` are not looked at.
+t.test('a single value must be a legal value too', async (t) => {
+  const world = { legalValuesOf: (name: string) => (name === 'tier' ? new Set(['1', '2']) : undefined) }
+  const refused = check({ contextName: 'tier', operator: 'NUM_EQ', value: '3' }, world)
+  t.equal(refused?.kind, 'BadDataError')
+  t.match(refused?.message, /"3" is not a legal value for the context field "tier"/)
+  t.equal(check({ contextName: 'tier', operator: 'NUM_GT', value: '3' }, world)?.kind, 'BadDataError', 'every single-value operator')
+  t.equal(check({ contextName: 'tier', operator: 'NUM_EQ', value: '1' }, world), undefined, 'a legal value passes')
+  t.equal(check({ contextName: 'tier', operator: 'NUM_EQ', value: '1', values: ['3'] }, world), undefined, 'values are not checked for a single-value operator')
+  t.equal(check({ contextName: 'tier', operator: 'NUM_EQ', value: 'x' }, world)?.message.includes('must be a number'), true, 'the type is checked first')
+})

@@ -1,6 +1,6 @@
 import t from 'tap'
 import * as v from 'valibot'
-import { createFeatureSchema } from '../../src/schemas/features.js'
+import { createFeatureSchema, replaceFeatureSchema } from '../../src/schemas/features.js'
 import { Scenario, assertError, errorOf, featureInput, typesOf } from './fixtures/scenario.js'
 
 const webShop = () => {
@@ -186,6 +186,26 @@ t.test('update and patch', async (t) => {
     assertError(t, errorOf(s.decide('web', { type: 'feature.update', name: 'checkout', input: { stale: true } })), 'ArchivedFeatureError', 400, 'Cannot perform this operation on archived features')
   })
 
+  t.test('a PUT replaces the metadata: what it leaves out goes back to its default (Unleash 8.2)', async (t) => {
+    const s = withFlag()
+    s.ok('web', { type: 'feature.patch', name: 'checkout', patch: [{ op: 'replace', path: '/stale', value: true }, { op: 'replace', path: '/impressionData', value: true }] })
+    const events = s.ok('web', { type: 'feature.replace', name: 'checkout', input: v.parse(replaceFeatureSchema, { name: 'checkout' }) })
+    t.same(typesOf(events), ['feature-metadata-updated'], 'no stale event: the metadata update carries stale')
+    t.match(events[0], { data: { description: null, type: 'release', impressionData: false, stale: false }, preData: { description: 'old', stale: true, impressionData: true } })
+    const flag = s.feature('web', 'checkout')
+    t.same([flag.description, flag.type, flag.impressionData, flag.stale], [null, 'release', false, false])
+  })
+
+  t.test('a PUT that sets stale records feature-metadata-updated alone; the same PUT again records nothing', async (t) => {
+    const s = withFlag()
+    const put = () => s.ok('web', { type: 'feature.replace', name: 'checkout', input: v.parse(replaceFeatureSchema, { description: '', stale: true }) })
+    const events = put()
+    t.same(typesOf(events), ['feature-metadata-updated'])
+    t.match(events[0].data, { stale: true, description: null })
+    t.equal(s.feature('web', 'checkout').stale, true)
+    t.same(put(), [])
+  })
+
   t.test('patching the description emits feature-metadata-updated', async (t) => {
     const s = withFlag()
     const events = s.ok('web', { type: 'feature.patch', name: 'checkout', patch: [{ op: 'replace', path: '/description', value: 'patched' }] })
@@ -204,8 +224,9 @@ t.test('update and patch', async (t) => {
         { op: 'replace', path: '/impressionData', value: true },
       ],
     })
-    t.same(typesOf(events), ['feature-stale-on', 'feature-metadata-updated'])
-    t.match(events[1], { data: { stale: true, impressionData: true }, preData: { stale: false, impressionData: false } })
+    // Unleash 8.2: the metadata update first, then the stale event.
+    t.same(typesOf(events), ['feature-metadata-updated', 'feature-stale-on'])
+    t.match(events[0], { data: { stale: true, impressionData: true }, preData: { stale: false, impressionData: false } })
     t.equal(s.feature('web', 'checkout').stale, true)
     t.equal(s.feature('web', 'checkout').impressionData, true)
   })
@@ -214,8 +235,8 @@ t.test('update and patch', async (t) => {
     const s = withFlag()
     s.ok('web', { type: 'feature.patch', name: 'checkout', patch: [{ op: 'replace', path: '/stale', value: true }] })
     const events = s.ok('web', { type: 'feature.patch', name: 'checkout', patch: [{ op: 'replace', path: '/stale', value: false }] })
-    t.same(typesOf(events), ['feature-stale-off', 'feature-metadata-updated'])
-    t.match(events[1], { data: { stale: false }, preData: { stale: true } })
+    t.same(typesOf(events), ['feature-metadata-updated', 'feature-stale-off'])
+    t.match(events[0], { data: { stale: false }, preData: { stale: true } })
     t.equal(s.feature('web', 'checkout').stale, false)
   })
 

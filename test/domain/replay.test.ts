@@ -77,7 +77,7 @@ const randomStrategy = (r: Random) => {
     title: r.bool(0.3) ? `title ${r.int(5)}` : undefined,
     parameters: name === 'flexibleRollout' ? (r.bool() ? { rollout: r.int(101), stickiness: r.pick(['', 'userId']) } : {}) : name === 'userWithId' ? { userIds: 'a,b' } : {},
     constraints: r.bool(0.3) ? [{ contextName: r.pick(['userId', 'appName']), operator: r.pick(['IN', 'NOT_IN', 'STR_CONTAINS']), values: ['x', 'y'].slice(0, 1 + r.int(2)) }] : undefined,
-    variants: r.bool(0.2) ? [{ name: 'on', weight: 0 }, { name: 'off', weight: 200, weightType: 'fix' }] : undefined,
+    variants: r.bool(0.2) ? [{ name: 'on', weight: 0, weightType: 'variable', stickiness: 'default' }, { name: 'off', weight: 200, weightType: 'fix', stickiness: 'default' }] : undefined,
   })
 }
 

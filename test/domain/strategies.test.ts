@@ -105,9 +105,9 @@ t.test('adding a strategy', async (t) => {
       add(s, {
         name: 'flexibleRollout',
         variants: [
-          { name: 'b', weight: 0 },
-          { name: 'a', weight: 0 },
-          { name: 'c', weight: 0 },
+          { name: 'b', weight: 0, weightType: 'variable', stickiness: 'default' },
+          { name: 'a', weight: 0, weightType: 'variable', stickiness: 'default' },
+          { name: 'c', weight: 0, weightType: 'variable', stickiness: 'default' },
         ],
       }),
     )
@@ -198,6 +198,39 @@ t.test('updating a strategy', async (t) => {
     t.same(s.strategies('web', 'checkout', 'development')[0].parameters.rollout, '60')
   })
 
+  // Unleash 8.2 side by side: PUT without constraints/variants/parameters clears them; name, title,
+  // disabled and segments are kept when left out.
+  t.test('an update replaces constraints, variants and parameters, and keeps the rest when left out', async (t) => {
+    const s = withFlag()
+    const id = s.addStrategy('web', 'checkout', 'development', {
+      name: 'flexibleRollout',
+      title: 'beta users',
+      disabled: true,
+      parameters: { rollout: '50', stickiness: 'userId', groupId: 'g' },
+      constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }],
+      variants: [{ name: 'a', weight: 1000, weightType: 'variable', stickiness: 'default' }],
+    })
+    const events = s.ok('web', { type: 'strategy.update', feature: 'checkout', environment: 'development', id, input: strategyUpdate({ title: null }) })
+    t.same(typesOf(events), ['feature-strategy-update'])
+    t.match(s.strategies('web', 'checkout', 'development')[0], {
+      name: 'flexibleRollout',
+      title: 'beta users',
+      disabled: true,
+      constraints: [],
+      variants: [],
+      parameters: { rollout: '100', stickiness: 'default', groupId: 'checkout' },
+    })
+    s.ok('web', { type: 'strategy.update', feature: 'checkout', environment: 'development', id, input: strategyUpdate({ title: '' }) })
+    t.equal(s.strategies('web', 'checkout', 'development')[0].title, '', 'an empty title is a title')
+  })
+
+  t.test('an exact update (a revert) writes a null title', async (t) => {
+    const s = withFlag()
+    const id = s.addStrategy('web', 'checkout', 'development', { name: 'default', title: 'x' })
+    s.ok('web', { type: 'strategy.update', feature: 'checkout', environment: 'development', id, input: strategyUpdate({ title: null }), exact: true })
+    t.equal(s.strategies('web', 'checkout', 'development')[0].title, null)
+  })
+
   t.test('an update that changes nothing emits nothing', async (t) => {
     const s = withFlag()
     const id = s.addStrategy('web', 'checkout', 'development', { name: 'flexibleRollout' })
@@ -263,9 +296,10 @@ t.test('deleting a strategy', async (t) => {
     t.same(typesOf(s.ok('web', { type: 'strategy.delete', feature: 'checkout', environment: 'development', id: active.id })), ['feature-environment-disabled', 'feature-strategy-remove'])
   })
 
-  t.test('an unknown id is a no-op', async (t) => {
+  // Unleash 8.2 side by side: 404 NotFoundError for an unknown id.
+  t.test('an unknown id is a 404', async (t) => {
     const s = withFlag()
-    t.same(s.ok('web', { type: 'strategy.delete', feature: 'checkout', environment: 'development', id: 'nope' }), [])
+    assertError(t, errorOf(s.decide('web', { type: 'strategy.delete', feature: 'checkout', environment: 'development', id: 'nope' })), 'NotFoundError', 404)
   })
 })
 

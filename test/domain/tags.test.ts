@@ -9,10 +9,9 @@ import { Scenario, assertError, errorOf, typesOf, valueOf } from './fixtures/sce
 
 const meta = { now: '2024-01-01T00:00:00.000Z', actor: { name: 'tester', userId: 7 } }
 
-// Tag types a test says exist, and tags that some flag elsewhere already carries.
-const tagWorld = (types: string[] = ['simple'], existing: string[] = []): TagWorld => ({
+// Tag types a test says exist.
+const tagWorld = (types: string[] = ['simple'], _existing: string[] = []): TagWorld => ({
   tagTypeExists: (type) => types.includes(type),
-  tagExists: (tag) => existing.includes(`${tag.type}:${tag.value}`),
 })
 
 const shop = () => {
@@ -36,26 +35,19 @@ t.test('tag values and types are 2 to 50 characters; the type is URL friendly an
 })
 
 t.test('tagging a flag', async (t) => {
-  t.test('a new tag emits tag-created then feature-tagged, and the flag carries it', async (t) => {
+  t.test('tagging emits feature-tagged, and the flag carries it', async (t) => {
     const s = shop()
     const events = s.ok('web', { type: 'tag.add', feature: 'checkout', tag: tag('simple', 'team-a'), tags: tagWorld() })
-    t.same(typesOf(events), ['tag-created', 'feature-tagged'])
-    t.same(events[0].data, { type: 'simple', value: 'team-a' })
-    t.equal(events[0].project, undefined, 'tag-created belongs to no project (as in Unleash)')
-    t.match(events[1], { project: 'web', featureName: 'checkout', data: { type: 'simple', value: 'team-a' } })
+    t.same(typesOf(events), ['feature-tagged'], 'tag-created is the instance\'s (tags.ensure)')
+    t.match(events[0], { project: 'web', featureName: 'checkout', data: { type: 'simple', value: 'team-a' } })
     t.same(s.feature('web', 'checkout').tags, [tag('simple', 'team-a')])
   })
 
-  t.test('a tag some flag already carries is not created again', async (t) => {
-    const s = shop()
-    const events = s.ok('web', { type: 'tag.add', feature: 'checkout', tag: tag('simple', 'team-a'), tags: tagWorld(['simple'], ['simple:team-a']) })
-    t.same(typesOf(events), ['feature-tagged'])
-  })
-
-  t.test('tagging twice is idempotent: no second event', async (t) => {
+  // Unleash 8.2 side by side: re-adding a tag the flag has logs a second feature-tagged.
+  t.test('tagging twice records feature-tagged twice; the flag carries the tag once', async (t) => {
     const s = shop()
     s.ok('web', { type: 'tag.add', feature: 'checkout', tag: tag('simple', 'team-a'), tags: tagWorld() })
-    t.same(s.ok('web', { type: 'tag.add', feature: 'checkout', tag: tag('simple', 'team-a'), tags: tagWorld(['simple'], ['simple:team-a']) }), [])
+    t.same(typesOf(s.ok('web', { type: 'tag.add', feature: 'checkout', tag: tag('simple', 'team-a'), tags: tagWorld() })), ['feature-tagged'])
     t.equal(s.feature('web', 'checkout').tags.length, 1)
   })
 
@@ -70,43 +62,59 @@ t.test('tagging a flag', async (t) => {
     assertError(t, errorOf(s.decide('web', { type: 'tag.add', feature: 'nope', tag: tag('simple', 'aa'), tags: tagWorld() })), 'NotFoundError', 404)
   })
 
-  t.test('untagging emits feature-untagged with the tag as preData; untagging what is not there emits nothing', async (t) => {
+  // Unleash 8.2 side by side: untagging what is not there still records feature-untagged.
+  t.test('untagging emits feature-untagged with the tag as preData, also for a tag the flag does not carry', async (t) => {
     const s = shop()
     s.ok('web', { type: 'tag.add', feature: 'checkout', tag: tag('simple', 'team-a'), tags: tagWorld() })
     const events = s.ok('web', { type: 'tag.remove', feature: 'checkout', tag: tag('simple', 'team-a'), tags: tagWorld() })
     t.same(typesOf(events), ['feature-untagged'])
     t.same(events[0].preData, { type: 'simple', value: 'team-a' })
     t.same(s.feature('web', 'checkout').tags, [])
-    t.same(s.ok('web', { type: 'tag.remove', feature: 'checkout', tag: tag('simple', 'team-a'), tags: tagWorld() }), [])
+    t.same(typesOf(s.ok('web', { type: 'tag.remove', feature: 'checkout', tag: tag('simple', 'team-a'), tags: tagWorld() })), ['feature-untagged'])
   })
 
-  t.test('PUT with a set replaces the tags: removals first, then additions; unchanged tags emit nothing', async (t) => {
+  t.test('PUT with a set replaces the tags: additions first, then removals; unchanged tags emit nothing', async (t) => {
     const s = shop()
     const world = tagWorld(['simple', 'team'])
     s.ok('web', { type: 'tags.update', feature: 'checkout', update: { set: [tag('simple', 'keep'), tag('simple', 'drop')] }, tags: world })
     const events = s.ok('web', { type: 'tags.update', feature: 'checkout', update: { set: [tag('simple', 'keep'), tag('team', 'new')] }, tags: world })
-    t.same(typesOf(events), ['feature-untagged', 'tag-created', 'feature-tagged'])
+    t.same(typesOf(events), ['feature-tagged', 'feature-untagged'])
     t.same(s.feature('web', 'checkout').tags, [tag('simple', 'keep'), tag('team', 'new')])
   })
 
-  t.test('PUT with {addedTags, removedTags} applies both', async (t) => {
+  // Unleash 8.2 side by side: every added tag (feature-tagged), then every removed one (feature-untagged);
+  // a tag both added and removed ends removed.
+  t.test('PUT with {addedTags, removedTags} adds, then removes', async (t) => {
     const s = shop()
     s.ok('web', { type: 'tag.add', feature: 'checkout', tag: tag('simple', 'old'), tags: tagWorld() })
     const events = s.ok('web', {
       type: 'tags.update',
       feature: 'checkout',
-      update: { changes: { added: [tag('simple', 'new')], removed: [tag('simple', 'old')] } },
-      tags: tagWorld(['simple'], ['simple:old']),
+      update: { changes: { added: [tag('simple', 'new'), tag('simple', 'both')], removed: [tag('simple', 'old'), tag('simple', 'both')] } },
+      tags: tagWorld(),
     })
-    t.same(typesOf(events), ['feature-untagged', 'tag-created', 'feature-tagged'])
+    t.same(events.map((e) => [e.type, (e.data ?? e.preData).value]), [
+      ['feature-tagged', 'new'],
+      ['feature-tagged', 'both'],
+      ['feature-untagged', 'old'],
+      ['feature-untagged', 'both'],
+    ])
     t.same(s.feature('web', 'checkout').tags, [tag('simple', 'new')])
   })
 
-  t.test('bulk tagging several flags creates a new tag once', async (t) => {
+  // Unleash 8.2 side by side (PUT /api/admin/projects/:p/tags): every flag's additions, flag by flag, then every flag's removals.
+  t.test('bulk tagging records the additions of every flag, then the removals of every flag', async (t) => {
     const s = shop()
     s.createFeature('web', 'cart')
-    const events = s.ok('web', { type: 'tags.bulkUpdate', features: ['checkout', 'cart'], changes: { added: [tag('simple', 'q3')], removed: [] }, tags: tagWorld() })
-    t.same(typesOf(events), ['tag-created', 'feature-tagged', 'feature-tagged'])
+    const events = s.ok('web', { type: 'tags.bulkUpdate', features: ['checkout', 'cart'], changes: { added: [tag('simple', 'q3'), tag('simple', 'q4')], removed: [tag('simple', 'q2')] }, tags: tagWorld() })
+    t.same(events.map((e) => [e.type, e.featureName, (e.data ?? e.preData).value]), [
+      ['feature-tagged', 'checkout', 'q3'],
+      ['feature-tagged', 'checkout', 'q4'],
+      ['feature-tagged', 'cart', 'q3'],
+      ['feature-tagged', 'cart', 'q4'],
+      ['feature-untagged', 'checkout', 'q2'],
+      ['feature-untagged', 'cart', 'q2'],
+    ])
     const error = errorOf(s.decide('web', { type: 'tags.bulkUpdate', features: ['elsewhere'], changes: { added: [], removed: [] }, tags: tagWorld() }))
     assertError(t, error, 'BadDataError', 400, 'Tried to change tags of feature not belonging to project')
   })
@@ -165,5 +173,22 @@ t.test('tag types (instance)', async (t) => {
     t.match(valueOf(deleted.result)[0], { type: 'tag-type-deleted', preData: { name: 'team' } })
     t.notOk(deleted.state.tagTypes.has('team'))
     t.equal(errorOf(decideInstance(updated.state, { type: 'tagType.delete', name: 'team', inUse: true, meta })).kind, 'ConflictError', 'a type still in use is not deleted')
+  })
+})
+
+t.test('tags the instance knows (Unleash\'s tags table)', async (t) => {
+  t.test('a tag new to the instance is created once, before a flag carries it', async (t) => {
+    const events = valueOf(decideInstance(emptyInstance(), { type: 'tags.ensure', tags: [tag('simple', 'aa'), tag('simple', 'aa'), tag('simple', 'bb')], meta }))
+    t.same(events.map((e) => [e.type, e.data]), [['tag-created', tag('simple', 'aa')], ['tag-created', tag('simple', 'bb')]])
+    const state = events.reduce(evolveInstance, emptyInstance())
+    t.same(valueOf(decideInstance(state, { type: 'tags.ensure', tags: [tag('simple', 'aa')], meta })), [], 'a known tag is not created again')
+    assertError(t, errorOf(decideInstance(state, { type: 'tags.ensure', tags: [tag('team', 'aa')], meta })), 'BadDataError', 400, "Tag type 'team' does not exist")
+  })
+
+  t.test('deleting a tag type deletes its tags', async (t) => {
+    let state = valueOf(decideInstance(emptyInstance(), { type: 'tagType.create', input: v.parse(tagTypeSchema, { name: 'team' }), meta })).reduce(evolveInstance, emptyInstance())
+    state = valueOf(decideInstance(state, { type: 'tags.ensure', tags: [tag('team', 'aa'), tag('simple', 'bb')], meta })).reduce(evolveInstance, state)
+    state = valueOf(decideInstance(state, { type: 'tagType.delete', name: 'team', inUse: false, meta })).reduce(evolveInstance, state)
+    t.same([...state.tags.values()], [tag('simple', 'bb')])
   })
 })

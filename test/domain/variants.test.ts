@@ -223,7 +223,7 @@ t.test('environment variants', async (t) => {
         feature: 'checkout',
         environment: 'development',
         id: 'x',
-        input: { name: 'flexibleRollout', variants: strategyVariants([{ name: 'a', weight: 100, weightType: 'fix' }]) },
+        input: { name: 'flexibleRollout', variants: strategyVariants([{ name: 'a', weight: 100, weightType: 'fix', stickiness: 'default' }]) },
       }),
     )
     t.same(errorShape(error), rejection('There must be at least one "variable" variant'))

@@ -245,17 +245,23 @@ t.test('random flags and contexts evaluate as in unleash-client', async (t) => {
   t.ok(ours.evaluate('no-such-feature', {}).enabled === sdk.isEnabled('no-such-feature', {}), 'absent flags agree')
 })
 
+// Except where Unleash's server evaluator differs from SDKs (SEMANTICS 1.4: applicationHostname and
+// userWithId are unknown to it) and in featureEnabled, which its playground writes only on a flag's own variants.
+const playgroundUnknown = new Set(['applicationHostname', 'userWithId'])
 t.test('explain gives the same isEnabled and variant as evaluate on the random corpus', async (t) => {
   const ours = new Evaluator()
   ours.replaceAll(features, segments)
   const disagreements: unknown[] = []
   let compared = 0
   for (const ctx of contexts.slice(0, 300)) {
-    for (const { name } of features) {
+    for (const { name, strategies } of features) {
+      if ((strategies ?? []).some((s) => playgroundUnknown.has(s.name))) continue
       const explained = ours.explain(name, ctx)!
       const evaluated = ours.evaluate(name, ctx)
+      const { featureEnabled: _explained, ...explainedVariant } = explained.variant as typeof evaluated.variant
+      const { featureEnabled: _evaluated, ...evaluatedVariant } = evaluated.variant
       compared++
-      if (explained.isEnabled !== evaluated.enabled || JSON.stringify(explained.variant) !== JSON.stringify(evaluated.variant)) {
+      if (explained.isEnabled !== evaluated.enabled || JSON.stringify(explainedVariant) !== JSON.stringify(evaluatedVariant)) {
         if (disagreements.length < 5) disagreements.push({ name, ctx, explained: [explained.isEnabled, explained.variant], evaluated })
       }
     }

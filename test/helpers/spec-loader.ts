@@ -445,7 +445,8 @@ export const loadSpecState = async (server: ServerRef, spec: Spec): Promise<Load
           constraints: strategy.constraints ?? [],
           // A segment that was not created is sent as an id no fresh server has.
           segments: (strategy.segments ?? []).map((id) => segmentIds.get(id) ?? 2_147_483_647),
-          variants: strategy.variants ?? [],
+          // The admin API requires both (INTERFACE 2.3, as Unleash 8.2): sent as the server used to default them.
+          variants: (strategy.variants ?? []).map((v) => ({ ...v, weightType: v.weightType ?? 'variable', stickiness: v.stickiness || 'default' })),
           ...(strategy.disabled !== undefined ? { disabled: strategy.disabled } : {}),
         },
         refusedHere?.get(i),

@@ -5,9 +5,8 @@ import { fakeClock, startClockedServer } from '../helpers/clocked-server.js'
 import { eventually } from '../helpers/expect.js'
 
 // Drives the admin API route by route, reads GET /api/admin/events after each, and maps every event
-// type of INTERFACE section 6 to the route that emitted it. Routes of this issue (and the established
-// ones) must emit what they are listed with; routes other areas are still building are tried and
-// recorded when they answer. The types nothing emits yet are listed at the end.
+// type of INTERFACE section 6 to the route that emitted it. Every route must answer and emit what it is
+// listed with; the types no route here emits are named at the end, so a new one is noticed.
 
 const clock = fakeClock(new Date().toISOString())
 const server = await startClockedServer(t, { clock, env: { POTENTIALLY_STALE_CHECK_MS: '30' } })
@@ -24,14 +23,11 @@ const ok = async (res: Promise<ApiResult>) => {
 interface Driver {
   route: string
   expect: EventType[]
-  // false: a route another area is still building; recorded when it works, never failed.
-  required: boolean
   run: () => Promise<unknown>
 }
 
 const ids: Record<string, unknown> = {}
-const required = (route: string, expect: EventType[], run: () => Promise<unknown>): Driver => ({ route, expect, required: true, run })
-const optional = (route: string, expect: EventType[], run: () => Promise<unknown>): Driver => ({ route, expect, required: false, run })
+const required = (route: string, expect: EventType[], run: () => Promise<unknown>): Driver => ({ route, expect, run })
 
 const drivers: Driver[] = [
   required('POST /api/admin/projects', ['project-created'], () => ok(call('POST', '/api/admin/projects', { id: P, name: 'Coverage' }))),
@@ -111,38 +107,37 @@ const drivers: Driver[] = [
   }),
   required('PUT /api/admin/api-tokens/:token', ['api-token-updated'], () => ok(call('PUT', `/api/admin/api-tokens/${ids.token}`, { expiresAt: '2999-01-01T00:00:00.000Z' }))),
   required('DELETE /api/admin/api-tokens/:token', ['api-token-deleted'], () => ok(call('DELETE', `/api/admin/api-tokens/${ids.token}`))),
-  // Areas other issues are building: recorded when they answer.
-  optional('POST /api/admin/user-admin', ['user-created'], async () => {
+  required('POST /api/admin/user-admin', ['user-created'], async () => {
     ids.user = (await ok(call('POST', '/api/admin/user-admin', { email: 'cov@example.com', name: 'Cov', rootRole: 3 }))).body.id
   }),
-  optional('PUT /api/admin/user-admin/:id', ['user-updated'], () => ok(call('PUT', `/api/admin/user-admin/${ids.user}`, { name: 'Cov 2' }))),
-  optional('POST /api/admin/projects/:projectId/access', ['project-access-added'], () => ok(call('POST', `/api/admin/projects/${P}/access`, { roles: [5], users: [ids.user], groups: [] }))),
-  optional('PUT /api/admin/projects/:projectId/users/:userId/roles', ['project-access-user-roles-updated'], () => ok(call('PUT', `/api/admin/projects/${P}/users/${ids.user}/roles`, { roles: [4] }))),
-  optional('DELETE /api/admin/projects/:projectId/users/:userId/roles', ['project-access-user-roles-deleted'], () => ok(call('DELETE', `/api/admin/projects/${P}/users/${ids.user}/roles`))),
-  optional('DELETE /api/admin/user-admin/:id', ['user-deleted'], () => ok(call('DELETE', `/api/admin/user-admin/${ids.user}`))),
-  optional('POST /api/admin/roles', ['role-created'], async () => {
+  required('PUT /api/admin/user-admin/:id', ['user-updated'], () => ok(call('PUT', `/api/admin/user-admin/${ids.user}`, { name: 'Cov 2' }))),
+  required('POST /api/admin/projects/:projectId/access', ['project-access-added'], () => ok(call('POST', `/api/admin/projects/${P}/access`, { roles: [5], users: [ids.user], groups: [] }))),
+  required('PUT /api/admin/projects/:projectId/users/:userId/roles', ['project-access-user-roles-updated'], () => ok(call('PUT', `/api/admin/projects/${P}/users/${ids.user}/roles`, { roles: [4] }))),
+  required('DELETE /api/admin/projects/:projectId/users/:userId/roles', ['project-access-user-roles-deleted'], () => ok(call('DELETE', `/api/admin/projects/${P}/users/${ids.user}/roles`))),
+  required('DELETE /api/admin/user-admin/:id', ['user-deleted'], () => ok(call('DELETE', `/api/admin/user-admin/${ids.user}`))),
+  required('POST /api/admin/roles', ['role-created'], async () => {
     ids.role = (await ok(call('POST', '/api/admin/roles', { name: 'cov-role', type: 'custom', permissions: [] }))).body.id
   }),
-  optional('PUT /api/admin/roles/:id', ['role-updated'], () => ok(call('PUT', `/api/admin/roles/${ids.role}`, { name: 'cov-role', type: 'custom', description: 'covered', permissions: [] }))),
-  optional('DELETE /api/admin/roles/:id', ['role-deleted'], () => ok(call('DELETE', `/api/admin/roles/${ids.role}`))),
-  optional('POST /api/admin/groups', ['group-created'], async () => {
+  required('PUT /api/admin/roles/:id', ['role-updated'], () => ok(call('PUT', `/api/admin/roles/${ids.role}`, { name: 'cov-role', type: 'custom', description: 'covered', permissions: [] }))),
+  required('DELETE /api/admin/roles/:id', ['role-deleted'], () => ok(call('DELETE', `/api/admin/roles/${ids.role}`))),
+  required('POST /api/admin/groups', ['group-created'], async () => {
     ids.group = (await ok(call('POST', '/api/admin/groups', { name: 'cov-group', users: [] }))).body.id
   }),
-  optional('PUT /api/admin/groups/:id', ['group-updated'], () => ok(call('PUT', `/api/admin/groups/${ids.group}`, { name: 'cov-group', description: 'covered', users: [] }))),
-  optional('DELETE /api/admin/groups/:id', ['group-deleted'], () => ok(call('DELETE', `/api/admin/groups/${ids.group}`))),
-  optional('POST /api/admin/service-account', ['service-account-created'], async () => {
+  required('PUT /api/admin/groups/:id', ['group-updated'], () => ok(call('PUT', `/api/admin/groups/${ids.group}`, { name: 'cov-group', description: 'covered', users: [] }))),
+  required('DELETE /api/admin/groups/:id', ['group-deleted'], () => ok(call('DELETE', `/api/admin/groups/${ids.group}`))),
+  required('POST /api/admin/service-account', ['service-account-created'], async () => {
     ids.serviceAccount = (await ok(call('POST', '/api/admin/service-account', { name: 'cov-sa', username: 'cov-sa', rootRole: 3 }))).body.id
   }),
-  optional('POST /api/admin/service-account/:id/token', ['pat-created'], () =>
+  required('POST /api/admin/service-account/:id/token', ['pat-created'], () =>
     ok(call('POST', `/api/admin/service-account/${ids.serviceAccount}/token`, { description: 'cov', expiresAt: '2999-01-01T00:00:00.000Z' })),
   ),
-  optional('PUT /api/admin/service-account/:id', ['service-account-updated'], () => ok(call('PUT', `/api/admin/service-account/${ids.serviceAccount}`, { name: 'cov-sa-2', rootRole: 3 }))),
-  optional('DELETE /api/admin/service-account/:id', ['service-account-deleted'], () => ok(call('DELETE', `/api/admin/service-account/${ids.serviceAccount}`))),
-  optional('POST /api/admin/invite-link/tokens', ['public-signup-token-created'], async () => {
+  required('PUT /api/admin/service-account/:id', ['service-account-updated'], () => ok(call('PUT', `/api/admin/service-account/${ids.serviceAccount}`, { name: 'cov-sa-2', rootRole: 3 }))),
+  required('DELETE /api/admin/service-account/:id', ['service-account-deleted'], () => ok(call('DELETE', `/api/admin/service-account/${ids.serviceAccount}`))),
+  required('POST /api/admin/invite-link/tokens', ['public-signup-token-created'], async () => {
     ids.signup = (await ok(call('POST', '/api/admin/invite-link/tokens', { name: 'cov', expiresAt: new Date(clock.now().getTime() + 86_400_000).toISOString() }))).body.secret
   }),
-  optional('PUT /api/admin/invite-link/tokens/:token', ['public-signup-token-updated'], () => ok(call('PUT', `/api/admin/invite-link/tokens/${ids.signup}`, { enabled: false }))),
-  optional('PUT .../environments/:environment/change-requests/config', ['change-request-configuration-updated'], () =>
+  required('PUT /api/admin/invite-link/tokens/:token', ['public-signup-token-updated'], () => ok(call('PUT', `/api/admin/invite-link/tokens/${ids.signup}`, { enabled: false }))),
+  required('PUT .../environments/:environment/change-requests/config', ['change-request-configuration-updated'], () =>
     ok(call('PUT', `/api/admin/projects/${P}/environments/production/change-requests/config`, { changeRequestsEnabled: true, requiredApprovals: 1 })),
   ),
   required('DELETE /api/admin/projects/:projectId', ['project-deleted'], async () => {
@@ -169,12 +164,8 @@ for (const driver of drivers) {
   const latest = after > before ? ((await call('GET', '/api/admin/events')).body.events as { type: string }[]).slice(0, after - before) : []
   const types = new Set(latest.map((e) => e.type))
   for (const type of types) emittedBy.set(type, (emittedBy.get(type) ?? new Set()).add(driver.route))
-  if (driver.required) {
-    t.notOk(failure, `${driver.route} answers (${failure ?? ''})`)
-    for (const type of driver.expect) t.ok(types.has(type), `${driver.route} emits ${type}`)
-  } else if (failure) {
-    t.comment(`not available yet: ${driver.route} (${String(failure).slice(0, 120)})`)
-  }
+  t.notOk(failure, `${driver.route} answers (${failure ?? ''})`)
+  for (const type of driver.expect) t.ok(types.has(type), `${driver.route} emits ${type}`)
 }
 })
 
@@ -182,10 +173,84 @@ t.test('every emitted type is one of INTERFACE section 6', async (t) => {
   for (const type of emittedBy.keys()) t.ok((eventTypes as readonly string[]).includes(type), type)
 })
 
-t.test('coverage of INTERFACE section 6', async (t) => {
+const notDrivenHere = [
+  'application-created',
+  'feature-updated',
+  'feature-project-change',
+  'feature-import',
+  'feature-tag-import',
+  'drop-feature-tags',
+  'drop-features',
+  'strategy-import',
+  'drop-strategies',
+  'project-access-group-roles-updated',
+  'project-access-group-roles-deleted',
+  'project-access-updated',
+  'project-import',
+  'project-user-added',
+  'project-user-removed',
+  'project-user-role-changed',
+  'project-group-role-changed',
+  'project-group-added',
+  'project-group-removed',
+  'drop-projects',
+  'tag-deleted',
+  'tag-import',
+  'drop-tags',
+  'tag-type-import',
+  'drop-tag-types',
+  'addon-config-created',
+  'addon-config-updated',
+  'addon-config-deleted',
+  'db-pool-update',
+  'drop-environments',
+  'environment-import',
+  'environment-deleted',
+  'group-user-added',
+  'group-user-removed',
+  'setting-created',
+  'setting-updated',
+  'setting-deleted',
+  'client-metrics',
+  'client-register',
+  'pat-deleted',
+  'public-signup-token-user-added',
+  'change-request-created',
+  'change-request-discarded',
+  'change-added',
+  'change-discarded',
+  'change-edited',
+  'change-request-rejected',
+  'change-request-approved',
+  'change-request-approval-added',
+  'change-request-cancelled',
+  'change-request-sent-to-review',
+  'change-request-schedule-suspended',
+  'change-request-applied',
+  'change-request-scheduled',
+  'change-request-scheduled-application-success',
+  'change-request-scheduled-application-failure',
+  'banner-created',
+  'banner-updated',
+  'banner-deleted',
+  'segment-import',
+  'signal-endpoint-created',
+  'signal-endpoint-updated',
+  'signal-endpoint-deleted',
+  'signal-endpoint-token-created',
+  'signal-endpoint-token-updated',
+  'signal-endpoint-token-deleted',
+  'actions-created',
+  'actions-updated',
+  'actions-deleted',
+]
+
+t.test('the event types no route here emits are exactly the known ones', async (t) => {
   const lines = eventTypes.filter((type) => emittedBy.has(type)).map((type) => `${type} <- ${[...emittedBy.get(type)!].join(' | ')}`)
   t.comment(`event types emitted (${lines.length} of ${eventTypes.length}):\n${lines.join('\n')}`)
   const missing = eventTypes.filter((type) => !emittedBy.has(type))
-  t.comment(`event types no route emits yet (${missing.length}):\n${missing.join(', ')}`)
-  t.ok(lines.length > 0)
+  // Emitted by routes this walk does not drive (change requests, moves, imports: their own tests),
+  // or by nothing here (Enterprise areas, Unleash's database imports). A route that starts or stops
+  // emitting one of these changes the list.
+  t.same(missing, notDrivenHere)
 })

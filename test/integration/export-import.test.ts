@@ -35,7 +35,7 @@ const buildShop = async (s: ServerRef) => {
       parameters: { rollout: '40', stickiness: 'userId', groupId: 'checkout' },
       constraints: [{ contextName: 'region', operator: 'IN', values: ['eu'] }],
       segments: [segmentId],
-      variants: [{ name: 'blue', weight: 500, stickiness: 'userId' }, { name: 'green', weight: 500, stickiness: 'userId' }],
+      variants: [{ name: 'blue', weight: 500, weightType: 'variable', stickiness: 'userId' }, { name: 'green', weight: 500, weightType: 'variable', stickiness: 'userId' }],
     }),
     'strategy',
   )

@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { Method } from '../../src/http/types.js'
-import { startPeopleServer } from '../helpers/people.js'
+import { defaultAdminPassword, startPeopleServer } from '../helpers/people.js'
 import { ContractChecker, fetchOpenApi, type Exchange } from '../helpers/openapi.js'
 
 // A tour of real requests, each answer checked against the served OpenAPI document: a documented
@@ -127,6 +127,7 @@ t.test('the answers of a tour of the API match the OpenAPI document', async (t) 
   t.ok(((toggles.body as { toggles: unknown[] }).toggles ?? []).length > 0, 'the frontend API answers enabled flags, so their shape is checked')
   await expect(304, 'GET', '/api/frontend?userId=u1&sessionId=s1&properties[region]=eu', undefined, { token: frontendSecret, headers: { 'if-none-match': toggles.headers.get('etag')! } })
   await expect(200, 'POST', '/api/frontend', { context: { userId: 'u2', appName: 'tour', properties: { region: 'us' } } }, { token: frontendSecret })
+  await expect(200, 'POST', '/api/frontend/client/metrics', { appName: 'tour-browser', instanceId: 'b1', bucket: { start: now, stop: now, toggles: { 'tour.flag': { yes: 1, no: 0 } } } }, { token: frontendSecret })
 
   await expect(200, 'POST', '/api/admin/playground', { environment: 'development', projects: '*', context: { appName: 'tour', userId: 'u1' } })
   await expect(200, 'POST', '/api/admin/playground', { environment: 'development', projects: ['tour'], context: { appName: 'other' } })
@@ -135,6 +136,32 @@ t.test('the answers of a tour of the API match the OpenAPI document', async (t) 
   await expect(200, 'GET', '/api/admin/events?project=tour')
   await expect(200, 'GET', '/api/admin/events/tour.flag')
   await expect(200, 'GET', '/api/admin/events/head')
+  await expect(200, 'GET', '/api/admin/search/features?query=tour&sortBy=name')
+  await expect(200, 'GET', '/api/admin/search/features?archived=IS:true&project=IS:tour')
+  await expect(200, 'GET', '/api/admin/search/events?project=IS:tour&limit=5')
+  await expect(400, 'GET', '/api/admin/search/features?project=tour')
+  await expect(400, 'GET', '/api/admin/search/events?from=IS:2024-13-45')
+
+  // What Unleash's own admin UI reads: some of it is a signed-in user's own.
+  const signIn = await call('POST', '/auth/simple/login', { username: 'admin', password: defaultAdminPassword }, { token: null })
+  const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
+  const asUser = { token: null, headers: { cookie } }
+  await expect(200, 'GET', '/api/admin/ui-config')
+  await expect(200, 'GET', '/api/admin/instance-admin/statistics')
+  await expect(200, 'GET', '/api/admin/personal-dashboard', undefined, asUser)
+  await expect(200, 'GET', '/api/admin/personal-dashboard/tour', undefined, asUser)
+  await expect(200, 'GET', '/api/admin/user/profile', undefined, asUser)
+  await expect(200, 'GET', '/api/admin/projects/tour/status')
+  await expect(200, 'GET', '/api/admin/projects/tour/flag-creators')
+  await expect(200, 'GET', '/api/admin/projects/tour/dependencies')
+  await expect(200, 'GET', '/api/admin/client-metrics/features/tour.flag')
+  await expect(200, 'GET', '/api/admin/client-metrics/features/tour.flag/raw?hoursBack=2')
+  await expect(200, 'GET', '/api/admin/environments/project/tour')
+  await expect(200, 'GET', '/api/admin/tags/simple')
+  await expect(200, 'POST', '/api/admin/playground/advanced', { environments: ['development', 'production'], projects: ['tour'], context: { appName: 'tour', userId: 'u1,u2' } })
+  await expect(204, 'POST', '/api/admin/record-ui-error', { errorMessage: 'a page crashed', errorStack: 'at Page' })
+  await expect(204, 'POST', '/api/admin/constraints/validate', { contextName: 'userId', operator: 'IN', values: ['u1'] })
+  await expect(200, 'POST', '/api/admin/splash/strategy-drag-tooltip', undefined, { ...asUser, headers: { ...asUser.headers, origin: base } })
 
   // Errors: each answers the one Error schema.
   await expect(400, 'POST', '/api/admin/projects/tour/features', { name: 42 })

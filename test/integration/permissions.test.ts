@@ -138,6 +138,8 @@ const valueFor = (name: string, before: string, fx: Fixtures): string => {
       return String(fx.changeId)
     case 'type':
       return 'simple'
+    case 'splashId':
+      return 'strategy-drag-tooltip'
     case 'value':
       return fx.tagValue
     case 'token':
@@ -222,6 +224,10 @@ const knownGaps: Record<string, string> = {}
 const exempt: Record<string, string> = {
   'POST /api/admin/features/validate': 'validates a name; changes nothing (Unleash: no permission)',
   'POST /api/admin/playground': 'evaluates a context; a read (SEMANTICS 7.4: playground needs none)',
+  'POST /api/admin/playground/advanced': 'evaluates contexts; a read, as the plain playground (Unleash: no permission)',
+  'POST /api/admin/constraints/validate': 'validates a constraint; changes nothing (Unleash: no permission)',
+  'POST /api/admin/splash/:splashId': "self-service: the hints the caller's own admin UI has shown (Unleash: no permission)",
+  'POST /api/admin/record-ui-error': 'a crash report of the admin UI, logged; changes nothing (Unleash: no permission)',
   'POST /api/admin/user-admin/validate-password': 'checks password strength; changes nothing',
   'POST /api/admin/user/change-password': "self-service: the caller's own password",
   'POST /api/admin/user/tokens': "self-service: the caller's own PATs",

@@ -58,7 +58,7 @@ t.test('revert brings a flag back to how it was just after an event, through ord
   const servedThen = (await getClientFeatures(server, sdk)).body.features
 
   expectOk(await patchFeature(server, P, F, [{ op: 'replace', path: '/description', value: 'second' }, { op: 'replace', path: '/stale', value: true }]), 'patch metadata')
-  expectOk(await api(server, 'PUT', flagPath, { type: 'kill-switch', description: 'second' }), 'change type')
+  expectOk(await api(server, 'PUT', flagPath, { type: 'kill-switch', description: 'second', stale: true }), 'change type')
   expectOk(await updateStrategy(server, P, F, 'development', rollout.id, { name: 'flexibleRollout', parameters: { rollout: '75', stickiness: 'default', groupId: F } }), 'update rollout')
   expectOk(await deleteStrategy(server, P, F, 'development', hosts.id), 'delete hosts')
   expectOk(await addStrategy(server, P, F, 'development', { name: 'default' }), 'add default')

@@ -24,12 +24,13 @@ t.test('PATCH replacing /stale records feature-stale-on/off and feature-metadata
   expectOk(await createFeature(server, P, 'stale-patched'), 'flag')
   expectStatus(t, await patchFeature(server, P, 'stale-patched', [{ op: 'replace', path: '/stale', value: true }]), 200, 'stale on')
   let events = (await listFeatureEvents(server, 'stale-patched')).body.events
-  t.same(events.slice(0, 2).map((e: any) => e.type), ['feature-metadata-updated', 'feature-stale-on'], 'newest first: the stale event, then the metadata update')
-  t.match(events[0], { project: P, featureName: 'stale-patched', data: { stale: true }, preData: { stale: false } })
+  // Unleash 8.2 side by side: feature-metadata-updated is recorded first, so it is listed second.
+  t.same(events.slice(0, 2).map((e: any) => e.type), ['feature-stale-on', 'feature-metadata-updated'], 'newest first: the stale event, then the metadata update')
+  t.match(events[1], { project: P, featureName: 'stale-patched', data: { stale: true }, preData: { stale: false } })
   expectStatus(t, await patchFeature(server, P, 'stale-patched', [{ op: 'replace', path: '/stale', value: false }]), 200, 'stale off')
   events = (await listFeatureEvents(server, 'stale-patched')).body.events
-  t.same(events.slice(0, 2).map((e: any) => e.type), ['feature-metadata-updated', 'feature-stale-off'])
-  t.match(events[0], { data: { stale: false }, preData: { stale: true } })
+  t.same(events.slice(0, 2).map((e: any) => e.type), ['feature-stale-off', 'feature-metadata-updated'])
+  t.match(events[1], { data: { stale: false }, preData: { stale: true } })
   expectStatus(t, await patchFeature(server, P, 'stale-patched', [{ op: 'replace', path: '/stale', value: false }]), 200, 'no change')
   t.equal((await featureTypes(server, 'stale-patched')).length, 5, 'a patch that changes nothing records nothing')
 })

@@ -372,7 +372,8 @@ const SegmentForm = ({ initial, onClose }: { initial?: Segment; onClose: () => v
   const { error, busy, run } = useAction()
   const submit = (e: Event) => {
     e.preventDefault()
-    const body = { name: s.name, description: s.description || undefined, project: s.project || undefined, constraints: s.constraints }
+    // A PUT keeps a description it is not given (as Unleash does): a cleared one is sent as null.
+    const body = { name: s.name, description: s.description || null, project: s.project || undefined, constraints: s.constraints }
     void run(() => (s.id ? put(`/api/admin/segments/${s.id}`, body) : post('/api/admin/segments', body))).then((ok) => ok && onClose())
   }
   return (

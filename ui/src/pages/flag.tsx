@@ -81,7 +81,8 @@ const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle 
     const cr = await post<{ id: number }>(`${projectPath(project)}/environments/${enc(env.name)}/change-requests`, { feature: flag.name, action: changeAction, payload })
     location.hash = href({ page: 'change-request', project, id: cr.id })
   }
-  const body = (s: Strategy) => ({ name: s.name, title: s.title || undefined, disabled: !!s.disabled, parameters: s.parameters, constraints: s.constraints, segments: s.segments, variants: s.variants })
+  // A PUT keeps a title it is not given or given as null (as Unleash does): one cleared in the editor is sent as ''.
+  const body = (s: Strategy) => ({ name: s.name, title: s.id ? (s.title ?? undefined) : s.title || undefined, disabled: !!s.disabled, parameters: s.parameters, constraints: s.constraints, segments: s.segments, variants: s.variants })
   const save = (s: Strategy) =>
     s.id
       ? crRequired ? viaCr('updateStrategy', { ...body(s), id: s.id }) : put(`${base}/strategies/${enc(s.id)}`, body(s))
@@ -279,16 +280,39 @@ const History = ({ flag }: { flag: string }) => {
   )
 }
 
+// An archived flag is a 404 at its own path (as in Unleash): the project's archive lists it instead.
+const ArchivedFlag = ({ project, flag }: { project: string; flag: FlagDetail }) => {
+  const { can } = useSession()
+  const action = useAction()
+  return (
+    <>
+      <ErrorBanner error={action.error} />
+      <header class="flag-head">
+        <h1>{flag.name}</h1>
+        <span class="badge">{flag.type}</span>
+        <span class="badge warn">archived</span>
+        <span class="grow" />
+        {can('UPDATE_FEATURE', project) && <button type="button" onClick={() => void action.run(() => post(`/api/admin/archive/revive/${enc(flag.name)}`))}>Revive flag</button>}
+      </header>
+      <p>{flag.description || <span class="muted">No description.</span>}</p>
+      {can('ADMIN') && <History flag={flag.name} />}
+    </>
+  )
+}
+
 export const FlagPage = ({ project, flag }: { project: string; flag: string }) => {
   const { can } = useSession()
   const path = `${projectPath(project)}/features/${enc(flag)}`
-  const { data, error } = useResource<FlagDetail>(path)
+  const { data, error: readError } = useResource<FlagDetail>(path)
+  const archive = useResource<{ features: FlagDetail[] }>(readError ? `/api/admin/archive/features/${enc(project)}` : undefined)
+  const archived = readError ? archive.data?.features.find((f) => f.name === flag) : undefined
+  const error = archived || (readError && !archive.data && !archive.error) ? undefined : readError
   const { toggle, error: toggleError, crEnvironments } = useToggle(project)
   const segments = useSegments()
   const action = useAction()
   const [description, setDescription] = useState<string | undefined>()
   const segmentName = (id: number) => segments.data?.segments.find((s) => s.id === id)?.name ?? `#${id}`
-  const archive = () => {
+  const archiveFlag = () => {
     if (!confirm(`Archive ${flag}? SDKs stop seeing it.`)) return
     void action.run(() => del(path)).then((ok) => ok && (location.hash = href({ page: 'project', project, tab: 'flags' })))
   }
@@ -296,7 +320,9 @@ export const FlagPage = ({ project, flag }: { project: string; flag: string }) =
     <>
       <p class="crumbs"><a href="#/projects">Projects</a> / <a href={href({ page: 'project', project, tab: 'flags' })}>{project}</a> / {flag}</p>
       <ErrorBanner error={error ?? action.error ?? toggleError} />
-      {!data ? (
+      {archived ? (
+        <ArchivedFlag project={project} flag={archived} />
+      ) : !data ? (
         !error && <Loading />
       ) : (
         <>
@@ -311,7 +337,7 @@ export const FlagPage = ({ project, flag }: { project: string; flag: string }) =
                 {data.stale ? 'Mark active' : 'Mark stale'}
               </button>
             )}
-            {can('DELETE_FEATURE', project) && <button type="button" class="danger" onClick={archive}>Archive flag</button>}
+            {can('DELETE_FEATURE', project) && <button type="button" class="danger" onClick={archiveFlag}>Archive flag</button>}
           </header>
           {description === undefined ? (
             <p>

@@ -1,0 +1,517 @@
+import type { EventRecord } from '../domain/events.js'
+import type { Environment } from '../domain/instance-state.js'
+import type { Feature, LifecycleStage, ProjectState } from '../domain/project-state.js'
+import {
+  lifecycleMatcher,
+  matchesDay,
+  matchesValue,
+  segmentMatcher,
+  stateMatcher,
+  tagMatcher,
+  textMatcher,
+  type FeatureSearch,
+} from '../domain/search.js'
+import { isFavoriteOf } from '../domain/favorites.js'
+import type { Tag } from '../schemas/shared.js'
+import { imageUrlOf } from './people-views.js'
+
+// The flags of every project as GET /api/admin/search/features finds them. One row per flag (archived
+// ones too), kept in two orders (creation, name) and indexed by project, type, tag and segment: a
+// committed event re-reads only the flags it names, and a search walks either one order or, when an
+// indexed filter narrows it down, only the flags that filter lists.
+
+// A flag and what searches read of it, in objects of one shape (flags' own shapes vary with their
+// history, and a walk over 50,000 of them is faster when every read finds the same layout).
+interface Row {
+  feature: Feature
+  archived: boolean
+  project: string
+  type: string
+  stale: boolean
+  potentiallyStale: boolean
+  createdByUserId: number | null
+  createdAtMs: number
+  lowerName: string
+  lowerDescription: string | null
+  tags: readonly Tag[]
+  favoritedBy: readonly string[] | undefined
+  // One segment id per use by a strategy (any environment).
+  segmentUses: number[]
+}
+
+// What a search and its rows read besides the flags: who asks, and facts kept outside the flags' state.
+export interface FeatureSearchContext {
+  viewer?: string
+  environments: ReadonlyMap<string, Environment>
+  // The flag's current lifecycle stage, metric-driven ones included.
+  lifecycle: (feature: Feature) => LifecycleStage
+  lastSeen: (feature: string, environment: string) => string | null
+  // SDK evaluations of the last hour.
+  counts: (feature: string, environment: string) => { yes: number; no: number }
+  segmentName: (id: number) => string | undefined
+  segmentIdsNamed: (names: readonly string[]) => number[]
+  // Open change requests touching the flag in the environment.
+  changeRequestIds: (feature: string, environment: string) => number[]
+  user: (id: number) => { name: string | null; username: string | null; email?: string | null } | undefined
+}
+
+export interface FeatureSearchHit {
+  feature: Feature
+  // The environments and tags the flag is listed with: a status or lastSeenAt filter keeps only the
+  // matching environments (undefined: all), a tag filter the matching tags (Unleash filters joined rows).
+  environments?: string[]
+  tags: readonly Tag[]
+  isFavorite: boolean
+}
+
+export interface FeatureSearchResult {
+  hits: FeatureSearchHit[]
+  total: number
+}
+
+// Records that change the flags of a whole project without naming one.
+const projectWide = new Set(['project-environment-added', 'project-environment-removed', 'project-deleted', 'project-import', 'drop-features'])
+
+// More changes than this in one commit re-sort the orders at the next search instead of one insertion each.
+const resortAbove = 512
+
+const createdOrder = (a: Row, b: Row) => a.createdAtMs - b.createdAtMs || (a.feature.name < b.feature.name ? -1 : a.feature.name > b.feature.name ? 1 : 0)
+const nameOrder = (a: Row, b: Row) => (a.feature.name < b.feature.name ? -1 : a.feature.name > b.feature.name ? 1 : 0)
+
+// The first index in `list` (sorted by `order`) whose row does not come before `row`.
+const lowerBound = (list: Row[], row: Row, order: (a: Row, b: Row) => number): number => {
+  let low = 0
+  let high = list.length
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if (order(list[mid], row) < 0) low = mid + 1
+    else high = mid
+  }
+  return low
+}
+
+const addTo = <K>(index: Map<K, Set<string>>, key: K, name: string) => {
+  let names = index.get(key)
+  if (!names) index.set(key, (names = new Set()))
+  names.add(name)
+}
+
+const removeFrom = <K>(index: Map<K, Set<string>>, key: K, name: string) => {
+  const names = index.get(key)
+  if (!names) return
+  names.delete(name)
+  if (names.size === 0) index.delete(key)
+}
+
+const tagKey = (tag: Tag) => `${tag.type}:${tag.value}`
+
+const segmentUsesOf = (feature: Feature): number[] => {
+  const uses: number[] = []
+  for (const env of feature.environments.values()) for (const strategy of env.strategies) uses.push(...strategy.segments)
+  return uses
+}
+
+const rowOf = (feature: Feature): Row => {
+  const createdAtMs = Date.parse(feature.createdAt)
+  return {
+    feature,
+    archived: feature.archived,
+    project: feature.project,
+    type: feature.type,
+    stale: feature.stale,
+    potentiallyStale: feature.potentiallyStale === true,
+    createdByUserId: feature.createdByUserId ?? null,
+    createdAtMs: Number.isNaN(createdAtMs) ? 0 : createdAtMs,
+    lowerName: feature.name.toLowerCase(),
+    lowerDescription: feature.description === null ? null : feature.description.toLowerCase(),
+    tags: feature.tags,
+    favoritedBy: feature.favoritedBy,
+    segmentUses: segmentUsesOf(feature),
+  }
+}
+
+export class FeatureSearchIndex {
+  // Built by warm() or the first search from the committed state, then kept up by apply().
+  private rows: Map<string, Row> | undefined
+  private byCreated: Row[] = []
+  private byName: Row[] = []
+  private ordersStale = false
+  private readonly byProject = new Map<string, Set<string>>()
+  private readonly byType = new Map<string, Set<string>>()
+  private readonly byTag = new Map<string, Set<string>>()
+  private readonly bySegment = new Map<number, Set<string>>()
+  // Active flags that depend on each parent.
+  private readonly childrenOf = new Map<string, Set<string>>()
+
+  constructor(private readonly projects: () => ReadonlyMap<string, ProjectState>) {}
+
+  // The committed state changed under the index (a replica restored a snapshot): build it again.
+  reset(): void {
+    this.rows = undefined
+    this.byCreated = []
+    this.byName = []
+    this.ordersStale = false
+    for (const index of [this.byProject, this.byType, this.byTag, this.bySegment, this.childrenOf]) index.clear()
+  }
+
+  // Builds the index now rather than on the first search (50,000 flags take a few hundred ms).
+  warm(): void {
+    this.ordered()
+  }
+
+  // Committed records: the committed state already holds them.
+  apply(records: readonly EventRecord[]): void {
+    const rows = this.rows
+    if (!rows) return
+    const features = new Map<string, string | undefined>()
+    const projects = new Set<string>()
+    for (const record of records) {
+      if (record.featureName) features.set(record.featureName, record.project ?? undefined)
+      else if (record.project && projectWide.has(record.type)) projects.add(record.project)
+    }
+    const state = this.projects()
+    for (const project of projects) {
+      for (const name of [...(this.byProject.get(project) ?? [])]) if (!state.get(project)?.features.has(name)) features.set(name, undefined)
+      for (const name of state.get(project)?.features.keys() ?? []) features.set(name, project)
+    }
+    if (features.size > resortAbove) this.ordersStale = true
+    for (const [name, hint] of features) this.refresh(name, this.locate(name, hint))
+  }
+
+  private locate(name: string, hint: string | undefined): Feature | undefined {
+    const state = this.projects()
+    const hinted = hint === undefined ? undefined : state.get(hint)?.features.get(name)
+    if (hinted) return hinted
+    const indexed = this.rows?.get(name)?.feature.project
+    const there = indexed === undefined ? undefined : state.get(indexed)?.features.get(name)
+    if (there) return there
+    for (const project of state.values()) {
+      const found = project.features.get(name)
+      if (found) return found
+    }
+    return undefined
+  }
+
+  private build(): Map<string, Row> {
+    const rows = new Map<string, Row>()
+    this.rows = rows
+    this.ordersStale = true
+    for (const project of this.projects().values()) for (const feature of project.features.values()) this.refresh(feature.name, feature)
+    return rows
+  }
+
+  // Brings one flag's row to `feature` (undefined: the flag is gone).
+  private refresh(name: string, feature: Feature | undefined): void {
+    const rows = this.rows!
+    const old = rows.get(name)
+    if (old?.feature === feature) return
+    if (old) this.unindex(old)
+    if (!feature) {
+      rows.delete(name)
+      if (!this.ordersStale) {
+        this.byCreated.splice(lowerBound(this.byCreated, old!, createdOrder), 1)
+        this.byName.splice(lowerBound(this.byName, old!, nameOrder), 1)
+      }
+      return
+    }
+    const row = rowOf(feature)
+    rows.set(name, row)
+    this.index(row)
+    if (!this.ordersStale) {
+      if (old) {
+        // Same name: the row keeps its place in the name order, and in the creation order unless it was
+        // created again.
+        this.byName[lowerBound(this.byName, old, nameOrder)] = row
+        const at = lowerBound(this.byCreated, old, createdOrder)
+        if (old.createdAtMs === row.createdAtMs) this.byCreated[at] = row
+        else {
+          this.byCreated.splice(at, 1)
+          this.byCreated.splice(lowerBound(this.byCreated, row, createdOrder), 0, row)
+        }
+      } else {
+        this.byCreated.splice(lowerBound(this.byCreated, row, createdOrder), 0, row)
+        this.byName.splice(lowerBound(this.byName, row, nameOrder), 0, row)
+      }
+    }
+  }
+
+  private index(row: Row): void {
+    const { name, project, type, tags, archived, dependencies } = row.feature
+    addTo(this.byProject, project, name)
+    addTo(this.byType, type, name)
+    for (const tag of tags) addTo(this.byTag, tagKey(tag), name)
+    for (const id of row.segmentUses) addTo(this.bySegment, id, name)
+    if (!archived) for (const d of dependencies) addTo(this.childrenOf, d.feature, name)
+  }
+
+  private unindex(row: Row): void {
+    const { name, project, type, tags, dependencies } = row.feature
+    removeFrom(this.byProject, project, name)
+    removeFrom(this.byType, type, name)
+    for (const tag of tags) removeFrom(this.byTag, tagKey(tag), name)
+    for (const id of row.segmentUses) removeFrom(this.bySegment, id, name)
+    for (const d of dependencies) removeFrom(this.childrenOf, d.feature, name)
+  }
+
+  private ordered(): { byCreated: Row[]; byName: Row[] } {
+    const rows = this.rows ?? this.build()
+    if (this.ordersStale) {
+      this.byCreated = [...rows.values()].sort(createdOrder)
+      this.byName = [...this.byCreated].sort(nameOrder)
+      this.ordersStale = false
+    }
+    return { byCreated: this.byCreated, byName: this.byName }
+  }
+
+  // 'parent' when active flags depend on it, 'child' when it depends on one.
+  dependencyType(feature: Feature): 'parent' | 'child' | null {
+    if (feature.dependencies.length > 0) return 'child'
+    return (this.childrenOf.get(feature.name)?.size ?? 0) > 0 ? 'parent' : null
+  }
+
+  // The flags an indexed filter lists, when that is fewer than an eighth of all: the search then sorts
+  // those instead of walking every flag (sorting more costs about as much as the walk).
+  private narrowed(search: FeatureSearch, ctx: FeatureSearchContext, total: number): Set<string> | undefined {
+    const candidates: Set<string>[] = []
+    const unionOf = (sets: (Set<string> | undefined)[]) => {
+      const present = sets.filter((s): s is Set<string> => s !== undefined)
+      if (present.length === 1) return present[0]
+      const union = new Set<string>()
+      for (const set of present) for (const name of set) union.add(name)
+      return union
+    }
+    const positive = (operator: string) => operator === 'IS' || operator === 'IS_ANY_OF' || operator === 'INCLUDE' || operator === 'INCLUDE_ANY_OF'
+    if (search.project && positive(search.project.operator)) candidates.push(unionOf(search.project.values.map((p) => this.byProject.get(p))))
+    if (search.type && positive(search.type.operator)) candidates.push(unionOf(search.type.values.map((t) => this.byType.get(t))))
+    if (search.tag && (positive(search.tag.operator) || search.tag.operator === 'INCLUDE_ALL_OF')) {
+      candidates.push(unionOf(search.tag.tags.map((t) => this.byTag.get(tagKey(t)))))
+    }
+    if (search.segment && (positive(search.segment.operator) || search.segment.operator === 'INCLUDE_ALL_OF')) {
+      candidates.push(unionOf(ctx.segmentIdsNamed(search.segment.values).map((id) => this.bySegment.get(id))))
+    }
+    const smallest = candidates.sort((a, b) => a.size - b.size)[0]
+    return smallest && smallest.size * 8 < total ? smallest : undefined
+  }
+
+  search(search: FeatureSearch, ctx: FeatureSearchContext): FeatureSearchResult {
+    const { byCreated, byName } = this.ordered()
+    const rows = this.rows!
+    const byNameFirst = search.sortBy.by === 'name'
+    const narrowed = this.narrowed(search, ctx, rows.size)
+    let walk: Row[]
+    if (narrowed) {
+      walk = [...narrowed].map((name) => rows.get(name)!).sort(byNameFirst ? nameOrder : createdOrder)
+    } else walk = byNameFirst ? byName : byCreated
+    if (byNameFirst && search.sortOrder === 'desc') walk = [...walk].reverse()
+
+    const found = this.filter(walk, search, ctx)
+    const ordered = this.sortRows(found, search, ctx)
+    const page = ordered.slice(search.offset, search.offset + search.limit)
+    const tags = tagMatcher(search.tag)
+    const environments = this.environmentKeeper(search, ctx)
+    const hits = page.map((row) => ({
+      feature: row.feature,
+      environments: environments(row.feature) ?? undefined,
+      tags: tags(row.feature.tags) ?? [],
+      isFavorite: isFavoriteOf(row.feature.favoritedBy, ctx.viewer),
+    }))
+    // Unleash counts on the rows of the page: past the last flag, the total is 0.
+    return { hits, total: page.length > 0 ? ordered.length : 0 }
+  }
+
+  // The flags found, in walking order: the cheap checks first, one loop with one call target per check
+  // (a list of check closures made every call site megamorphic and the walk four times slower), and
+  // nothing allocated for a flag that has no tag, status or lastSeenAt filter to pass.
+  private filter(walk: readonly Row[], search: FeatureSearch, ctx: FeatureSearchContext): Row[] {
+    const { archived, project, type, createdBy, createdAt, favorite } = search
+    const viewer = ctx.viewer
+    const lifecycle = search.lifecycle ? lifecycleMatcher(search.lifecycle, archived) : undefined
+    const text = search.terms.length > 0 ? textMatcher(search.terms) : undefined
+    const state = search.state ? stateMatcher(search.state) : undefined
+    const segments = search.segment ? segmentMatcher(search.segment) : undefined
+    const tags = search.tag ? tagMatcher(search.tag) : undefined
+    const environments = search.status.length > 0 || search.lastSeenAt ? this.environmentKeeper(search, ctx) : undefined
+    const found: Row[] = []
+    for (const row of walk) {
+      if (lifecycle ? !lifecycle(row.archived, ctx.lifecycle(row.feature).stage) : row.archived !== archived) continue
+      if (text && !text(row.lowerName, row.lowerDescription)) continue
+      if (project && !matchesValue(project, row.project)) continue
+      if (type && !matchesValue(type, row.type)) continue
+      if (createdBy && !matchesValue(createdBy, row.createdByUserId)) continue
+      if (state && !state(row)) continue
+      if (createdAt && !matchesDay(createdAt, row.createdAtMs)) continue
+      if (favorite !== undefined && isFavoriteOf(row.favoritedBy, viewer) !== favorite) continue
+      if (segments && !segments(row.segmentUses.map((id) => ctx.segmentName(id)).filter((name): name is string => name !== undefined))) continue
+      if (tags && tags(row.tags) === undefined) continue
+      if (environments && environments(row.feature) === null) continue
+      found.push(row)
+    }
+    return found
+  }
+
+  // The environments a flag is listed with: undefined for all of them, null when a status or lastSeenAt
+  // filter keeps none (both filter Unleash's rows of flag and environment).
+  private environmentKeeper(search: FeatureSearch, ctx: FeatureSearchContext): (feature: Feature) => string[] | undefined | null {
+    const { status, lastSeenAt } = search
+    if (status.length === 0 && !lastSeenAt) return () => undefined
+    return (feature) => {
+      const kept = [...feature.environments.keys()].filter((env) => {
+        if (status.length > 0 && !status.some((s) => s.environment === env && s.enabled === feature.environments.get(env)!.enabled)) return false
+        if (!lastSeenAt) return true
+        const seen = ctx.lastSeen(feature.name, env)
+        return matchesDay(lastSeenAt, seen === null ? null : Date.parse(seen))
+      })
+      return kept.length > 0 ? kept : null
+    }
+  }
+
+  // Rows arrive in creation order (or name order for sortBy=name); ties in every other order stay in
+  // creation order, as Unleash ranks them (created_at, then name).
+  private sortRows(rows: Row[], search: FeatureSearch, ctx: FeatureSearchContext): Row[] {
+    const desc = search.sortOrder === 'desc'
+    let ordered: Row[]
+    switch (search.sortBy.by) {
+      case 'name':
+        ordered = rows
+        break
+      case 'createdAt':
+        ordered = desc ? newestFirst(rows) : rows
+        break
+      case 'type':
+        ordered = grouped(rows, (row) => row.type, desc)
+        break
+      case 'project':
+        ordered = grouped(rows, (row) => row.project, desc)
+        break
+      case 'stale':
+        ordered = grouped(rows, (row) => (row.stale ? 1 : 0), desc)
+        break
+      case 'environment': {
+        const environment = search.sortBy.environment
+        const environments = this.environmentKeeper(search, ctx)
+        const shown = (row: Row) => (environments(row.feature) ?? [...row.feature.environments.keys()]).includes(environment)
+        // Booleans sort false before true; a flag without that environment comes last either way.
+        ordered = grouped(rows, (row) => (shown(row) ? (row.feature.environments.get(environment)!.enabled ? 1 : 0) : null), desc)
+        break
+      }
+      case 'lastSeenAt': {
+        // Unleash ranks a flag by its best (flag, environment) row: the earliest sighting in an
+        // environment ascending, the latest descending; never seen last. (Its SQL falls back to the
+        // flag's own last_seen_at, which Unleash 8 no longer writes.)
+        const environments = this.environmentKeeper(search, ctx)
+        const keyOf = (row: Row): string | null => {
+          const times = (environments(row.feature) ?? [...row.feature.environments.keys()])
+            .map((env) => ctx.lastSeen(row.feature.name, env))
+            .filter((time): time is string => time !== null)
+            .sort()
+          return times.length === 0 ? null : desc ? times[times.length - 1] : times[0]
+        }
+        const keys = new Map(rows.map((row) => [row, keyOf(row)]))
+        ordered = [...rows].sort((a, b) => compareNullsLast(keys.get(a)!, keys.get(b)!, desc))
+        break
+      }
+    }
+    if (!search.favoritesFirst) return ordered
+    const isFavorite = (row: Row) => isFavoriteOf(row.favoritedBy, ctx.viewer)
+    return [...ordered.filter(isFavorite), ...ordered.filter((row) => !isFavorite(row))]
+  }
+}
+
+const compareNullsLast = <K extends string | number>(a: K | null, b: K | null, desc: boolean): number => {
+  if (a === b) return 0
+  if (a === null) return 1
+  if (b === null) return -1
+  return (a < b ? -1 : 1) * (desc ? -1 : 1)
+}
+
+// Stable grouping by a key (few distinct values): groups in key order, nulls last, each in arrival order.
+const grouped = <K extends string | number>(rows: Row[], keyOf: (row: Row) => K | null, desc: boolean): Row[] => {
+  const groups = new Map<K | null, Row[]>()
+  for (const row of rows) {
+    const key = keyOf(row)
+    let group = groups.get(key)
+    if (!group) groups.set(key, (group = []))
+    group.push(row)
+  }
+  const ordered: Row[] = []
+  for (const key of [...groups.keys()].sort((a, b) => compareNullsLast(a, b, desc))) for (const row of groups.get(key)!) ordered.push(row)
+  return ordered
+}
+
+// Creation order reversed, flags created at the same moment still by name ascending.
+const newestFirst = (rows: Row[]): Row[] => {
+  const result: Row[] = []
+  let end = rows.length
+  while (end > 0) {
+    let start = end - 1
+    const at = rows[start].createdAtMs
+    while (start > 0 && rows[start - 1].createdAtMs === at) start--
+    for (let i = start; i < end; i++) result.push(rows[i])
+    end = start
+  }
+  return result
+}
+
+// Users Unleash seeds and stamps on what admin tokens and the system do.
+const seededUsers = new Map<number, string>([
+  [-42, 'Unleash Admin Token User'],
+  [-1337, 'Unleash System'],
+])
+
+const createdByView = (id: number | null | undefined, ctx: FeatureSearchContext) => {
+  const user = id === null || id === undefined ? undefined : ctx.user(id)
+  const name = user ? user.name || user.username || user.email || 'unknown' : ((id !== null && id !== undefined && seededUsers.get(id)) || 'unknown')
+  return { id: id ?? 0, name, imageUrl: imageUrlOf({ id: id ?? null, email: user?.email, username: name }) }
+}
+
+const environmentOrder = (environments: ReadonlyMap<string, Environment>) => (a: string, b: string) =>
+  (environments.get(a)?.sortOrder ?? 0) - (environments.get(b)?.sortOrder ?? 0) || a.localeCompare(b)
+
+// One flag as Unleash 8.2's search lists it (featureSearchResponseSchema): its environments without
+// strategies or variants, the names of the segments its strategies use, its creator, its current stage.
+export const featureSearchView = (hit: FeatureSearchHit, dependencyType: 'parent' | 'child' | null, ctx: FeatureSearchContext) => {
+  const { feature } = hit
+  const names = (hit.environments ?? [...feature.environments.keys()]).sort(environmentOrder(ctx.environments))
+  const segments = new Set<string>()
+  for (const env of feature.environments.values()) {
+    for (const strategy of env.strategies) {
+      for (const id of strategy.segments) {
+        const name = ctx.segmentName(id)
+        if (name !== undefined) segments.add(name)
+      }
+    }
+  }
+  const stage = ctx.lifecycle(feature)
+  return {
+    type: feature.type,
+    description: feature.description,
+    project: feature.project,
+    favorite: hit.isFavorite,
+    name: feature.name,
+    createdAt: feature.createdAt,
+    stale: feature.stale,
+    archivedAt: feature.archivedAt,
+    impressionData: feature.impressionData,
+    dependencyType,
+    environments: names.map((name) => {
+      const env = feature.environments.get(name)!
+      return {
+        name,
+        enabled: env.enabled,
+        type: ctx.environments.get(name)?.type ?? 'development',
+        sortOrder: ctx.environments.get(name)?.sortOrder ?? 0,
+        variantCount: env.variants.length,
+        lastSeenAt: ctx.lastSeen(feature.name, name),
+        hasStrategies: env.strategies.length > 0,
+        hasEnabledStrategies: env.strategies.some((s) => !s.disabled),
+        ...ctx.counts(feature.name, name),
+        changeRequestIds: ctx.changeRequestIds(feature.name, name),
+      }
+    }),
+    segments: [...segments].sort(),
+    createdBy: createdByView(feature.createdByUserId, ctx),
+    lifecycle: { stage: stage.stage, ...(stage.status !== undefined && { status: stage.status }), enteredStageAt: stage.enteredStageAt },
+    // Unleash lists a tag's type colour; tag types keep none here.
+    ...(hit.tags.length > 0 && { tags: hit.tags.map((tag) => ({ value: tag.value, type: tag.type, color: null })) }),
+  }
+}

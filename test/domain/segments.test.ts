@@ -1,0 +1,24 @@
+import t from 'tap'
+import * as v from 'valibot'
+import type { CommandMeta } from '../../src/domain/events.js'
+import { evolveInstance } from '../../src/domain/instance.js'
+import { emptyInstance } from '../../src/domain/instance-state.js'
+import { decideCreateSegment, decideUpdateSegment, type SegmentWorld } from '../../src/domain/segments.js'
+import { upsertSegmentSchema } from '../../src/schemas/segments.js'
+import { typesOf, valueOf } from './fixtures/scenario.js'
+
+const meta: CommandMeta = { now: '2024-01-01T00:00:00.000Z', actor: { name: 'tester', userId: 7 } }
+const world: SegmentWorld = { projectExists: () => true, usedInProjects: () => [] }
+const input = (body: v.InferInput<typeof upsertSegmentSchema>) => v.parse(upsertSegmentSchema, body)
+
+// Written from what Unleash 8.2 does side by side: PUT {"name", "constraints": []} keeps the description.
+t.test('a PUT keeps a description it leaves out, and clears one it sets to null', async (t) => {
+  const created = valueOf(decideCreateSegment(emptyInstance(), input({ name: 'beta', description: 'D', project: 'web', constraints: [] }), world, meta))
+  const state = created.reduce(evolveInstance, emptyInstance())
+  const id = created[0].data.id as number
+  const kept = valueOf(decideUpdateSegment(state, id, input({ name: 'beta', constraints: [] }), world, meta))
+  t.same(typesOf(kept), ['segment-updated'], 'the project left out is none: a change')
+  t.match(kept[0].data, { description: 'D', project: null })
+  const cleared = valueOf(decideUpdateSegment(state, id, input({ name: 'beta', description: null, project: 'web', constraints: [] }), world, meta))
+  t.equal(cleared[0].data.description, null)
+})
