@@ -21,7 +21,7 @@ export interface BootstrapResult {
 
 // Unleash's first start creates an admin user; its password comes from the environment or is printed once.
 const createAdminUser = async (config: Config, registry: Registry, dispatcher: Dispatcher): Promise<string | undefined> => {
-  if (registry.decidedInstance().people.users.size > 0) return undefined
+  if (registry.committedInstance.people.users.size > 0) return undefined
   const password = config.defaultAdminPassword ?? `${randomBytes(12).toString('base64url')}aA1!`
   await dispatcher.toInstance({
     type: 'user.create',
@@ -34,8 +34,8 @@ const createAdminUser = async (config: Config, registry: Registry, dispatcher: D
 
 // First start: Unleash's fresh install (two environments, the default project), then the init tokens.
 export const bootstrap = async (config: Config, registry: Registry, dispatcher: Dispatcher): Promise<BootstrapResult> => {
-  const instance = registry.decidedInstance()
-  const isFresh = instance.environments.size === 0 && [...registry.decidedProjects()].length === 0
+  const instance = registry.committedInstance
+  const isFresh = instance.environments.size === 0 && registry.committedProjects.size === 0
   if (isFresh) {
     await dispatcher.toInstance({ type: 'environment.create', input: { name: 'development', type: 'development', enabled: true, sortOrder: 2 }, meta: systemMeta() })
     await dispatcher.toInstance({ type: 'environment.create', input: { name: 'production', type: 'production', enabled: true, sortOrder: 3 }, meta: systemMeta() })
@@ -46,28 +46,26 @@ export const bootstrap = async (config: Config, registry: Registry, dispatcher: 
       meta: systemMeta(),
     })
   }
-  const world = { projectExists: (id: string) => registry.project(id) !== undefined }
   const wanted: [string, ApiTokenType][] = [
     ...config.initAdminTokens.map((s): [string, ApiTokenType] => [s, 'admin']),
     ...config.initClientTokens.map((s): [string, ApiTokenType] => [s, 'client']),
     ...config.initFrontendTokens.map((s): [string, ApiTokenType] => [s, 'frontend']),
   ]
   for (const [secret, type] of wanted) {
-    if (registry.decidedInstance().apiTokens.has(hashTokenSecret(secret))) continue
+    if (registry.committedInstance.apiTokens.has(hashTokenSecret(secret))) continue
     const scope = scopeOf(secret, type)
     await dispatcher.toInstance({
       type: 'apiToken.create',
       input: { tokenName: `init-${type}-token`, type, secret, environment: scope.environment, projects: scope.projects },
       random: randomSecretPart(),
-      world,
       meta: systemMeta(),
     })
   }
   const createdAdminPassword = await createAdminUser(config, registry, dispatcher)
-  const hasAdmin = [...registry.decidedInstance().apiTokens.values()].some((t) => t.type === 'admin')
+  const hasAdmin = [...registry.committedInstance.apiTokens.values()].some((t) => t.type === 'admin')
   if (hasAdmin) return { createdAdminPassword }
   const input = { tokenName: 'admin', type: 'admin' } as const
   const random = randomSecretPart()
-  await dispatcher.toInstance({ type: 'apiToken.create', input, random, world, meta: systemMeta() })
+  await dispatcher.toInstance({ type: 'apiToken.create', input, random, meta: systemMeta() })
   return { createdAdminToken: newTokenSecret(input, random), createdAdminPassword }
 }

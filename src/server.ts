@@ -46,9 +46,10 @@ import { ClientStreams } from './read/client-streams.js'
 import { ClientRevisions } from './read/client-revisions.js'
 import { SeenTimes } from './read/seen-times.js'
 import { authenticator } from './read/tokens.js'
-import { Sessions } from './read/sessions.js'
-import { UserActivity } from './read/user-activity.js'
+import { Sessions } from './sign-in/sessions.js'
+import { UserActivity } from './sign-in/user-activity.js'
 import { FeatureSearchIndex } from './read/feature-search.js'
+import { committedReads } from './actors/committed-reads.js'
 import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js'
 import { decodeSnapshotSet, encodeSnapshotSet, EventLog } from './store/log.js'
 import { LogFollower, LogPublisher, logStreamNames, type StreamSettings } from './store/log-stream.js'
@@ -206,8 +207,8 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     featureSearch.reset()
   }
   const deps: ApiDeps = {
-    dispatcher,
-    registry,
+    commands: dispatcher,
+    reads: committedReads(registry),
     log,
     clientFeatures,
     clientDeltas,
@@ -233,6 +234,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
         snapshot,
         replication,
         streams: clientStreams,
+        onCommitted: (listener) => dispatcher.onCommitted(listener),
         featureCount: () => {
           let count = 0
           for (const project of registry.committedProjects.values()) count += project.features.size

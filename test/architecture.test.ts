@@ -148,3 +148,20 @@ t.test('src/store imports nothing from src/domain', async (t) => {
 t.test('src/http imports from src/domain only domain/errors.ts', async (t) => {
   assertNone(t, from('http').filter((i) => isInside(i.target, 'domain') && i.target !== 'domain/errors.ts'), 'src/http')
 })
+
+t.test('routes reach the actors through the command and read ports only (src/api/ports.ts): no registry, no actor snapshot, no timer', async (t) => {
+  assertNone(t, from('api').filter((i) => i.target === 'actors/registry.ts' || i.target === 'actors/committed-reads.ts'), 'src/api: imports of the registry')
+  const apiFiles = sourceFiles(path.join(src, 'api'))
+  t.ok(apiFiles.length > 30, 'src/api is scanned')
+  const found = apiFiles.flatMap((full) =>
+    readFileSync(full, 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (/\bgetSnapshot\(|\bsetInterval\(|\bsetTimeout\(/.test(line) ? [`src/${path.relative(src, full)}:${i + 1}: ${line.trim()}`] : [])),
+  )
+  t.same(found, [], 'src/api: actor snapshots read or timers started by routes')
+})
+
+t.test('src/sign-in (sessions, failed sign-ins, user activity: side tables routes write) imports nothing from src/actors, src/api or src/store', async (t) => {
+  t.ok(from('sign-in').length > 0, 'src/sign-in has imports')
+  assertNone(t, from('sign-in').filter((i) => ['actors', 'api', 'store'].some((folder) => isInside(i.target, folder))), 'src/sign-in')
+})

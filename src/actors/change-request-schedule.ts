@@ -5,7 +5,6 @@ import type { ChangeRequestCommand } from '../domain/change-requests.js'
 import type { CommandMeta } from '../domain/events.js'
 import type { InstanceState } from '../domain/instance-state.js'
 import type { ProjectState } from '../domain/project-state.js'
-import type { SegmentWorld } from '../domain/segments.js'
 import type { ChangeRequestJob } from './change-request.machine.js'
 
 export const scheduleFailure = 'The server was not running at the scheduled time.'
@@ -15,7 +14,6 @@ export interface ScheduleReads {
   startedAt: number
   project(id: string): ProjectState | undefined
   instance(): InstanceState
-  segmentWorld(): SegmentWorld
 }
 
 // What Unleash's scheduler does with a request whose time has come, as the job the request gives
@@ -33,7 +31,7 @@ export const dueJob = (reads: ScheduleReads, request: ChangeRequest, now: Date):
   const conflict = request.changes.map((c) => changeConflict(c, request.environment, project, reads.instance())).find(Boolean)
   if (conflict) return command({ ...base, type: 'schedule.suspend', reason: conflict })
   try {
-    const steps = stepsFor(request, meta, { newStrategyId: randomUUID }, reads.segmentWorld())
+    const steps = stepsFor(request, meta, { newStrategyId: randomUUID })
     return {
       kind: 'apply',
       plan: { step: { ...base, type: 'state.apply' }, projectId: request.project, projectCommands: steps.project, instanceCommands: steps.instance },

@@ -57,6 +57,11 @@ export class Dispatcher {
     return true
   }
 
+  // Ids are handed out over every request actor, so two new requests created in one tick never share one.
+  nextChangeRequestId(): number {
+    return this.registry.nextChangeRequestId()
+  }
+
   async toInstance(command: InstanceCommand): Promise<EventRecord[]> {
     if (this.refusal) throw this.refusal
     return this.registry.sendToInstance(command)

@@ -1,5 +1,5 @@
 import { assign, enqueueActions, fromPromise, setup, type AnyActorRef } from 'xstate'
-import { decideInstance, evolveInstance, type InstanceCommand } from '../domain/instance.js'
+import { decideInstance, evolveInstance, type InstanceCommand, type InstanceWorld } from '../domain/instance.js'
 import type { CommandMeta } from '../domain/events.js'
 import { lifetimesOf } from '../domain/feature-types.js'
 import type { InstanceState } from '../domain/instance-state.js'
@@ -59,8 +59,11 @@ export interface InstanceContext {
 
 const projectIdOf = (key: string) => key.slice('project:'.length)
 
-const decide = (state: InstanceState, command: InstanceCommand) => {
-  const result = decideInstance(state, command)
+// Without an environment (a machine tested alone) no project exists.
+export const noProjects: InstanceWorld = { projectExists: () => false, usedInProjects: () => [] }
+
+const decideWith = (env: InstanceEnv | undefined) => (state: InstanceState, command: InstanceCommand) => {
+  const result = decideInstance(state, command, env?.project.instanceWorld() ?? noProjects)
   return result.ok ? { ok: true as const, value: { events: result.value, state: result.value.reduce(evolveInstance, state) } } : result
 }
 
@@ -95,7 +98,7 @@ export const instanceMachine = setup({
     }),
     decideQueued: enqueueActions(({ context, enqueue }) => {
       const jobs = leadingCommands(context.queue) as Extract<InstanceJob, { kind: 'command' }>[]
-      const batch = decideInOrder(context.state, jobs, decide)
+      const batch = decideInOrder(context.state, jobs, decideWith(context.env))
       for (const { ticket, error } of batch.refused) enqueue.emit({ type: 'refused', ticket, error })
       const inFlight = batch.events.length > 0 ? { state: batch.state, events: batch.events, answers: batch.accepted } : undefined
       if (!inFlight) for (const { ticket } of batch.accepted) enqueue.emit({ type: 'answered', ticket })

@@ -45,10 +45,10 @@ export interface Decided {
   instance: InstanceState
 }
 
-const decideInstanceCommands = (state: InstanceState, commands: readonly InstanceCommand[]): Result<{ events: EventDraft[]; state: InstanceState }> => {
+const decideInstanceCommands = (env: ProjectEnv, state: InstanceState, commands: readonly InstanceCommand[]): Result<{ events: EventDraft[]; state: InstanceState }> => {
   const events: EventDraft[] = []
   for (const command of commands) {
-    const result = decideInstance(state, command)
+    const result = decideInstance(state, command, env.instanceWorld())
     if (!result.ok) return result
     events.push(...result.value)
     state = result.value.reduce(evolveInstance, state)
@@ -86,7 +86,7 @@ const decideTogether = (
     events.push(...result.value.events)
     projects.set(projectId, result.value.state)
   }
-  const decidedInstance = decideInstanceCommands(instance, instanceCommands)
+  const decidedInstance = decideInstanceCommands(env, instance, instanceCommands)
   if (!decidedInstance.ok) return decidedInstance
   const projectsAfter = [...held].map(([id, state]) => [id, projects.has(id) ? projects.get(id) : state] as [string, ProjectState | undefined])
   const all = [...projectsAfter.filter((entry): entry is [string, ProjectState] => entry[1] !== undefined), ...others()]
@@ -134,7 +134,7 @@ export const decideApply = (
   } as DistributiveBatch
   const decidedProject = decideProjectCommand({ id: plan.projectId, env }, project, batch)
   if (!decidedProject.ok) return decidedProject
-  const decidedInstance = decideInstanceCommands(instance, plan.instanceCommands)
+  const decidedInstance = decideInstanceCommands(env, instance, plan.instanceCommands)
   if (!decidedInstance.ok) return decidedInstance
   const step = decideChangeRequest(request, plan.step)
   if (!step.ok) return step

@@ -3,6 +3,7 @@ import { fail, notFound, ok, type Result } from '../domain/errors.js'
 import { withFeatureTags } from '../domain/event-tags.js'
 import type { EventDraft } from '../domain/events.js'
 import type { TagWorld } from '../domain/feature-tags.js'
+import type { InstanceWorld } from '../domain/instance.js'
 import { decideCreateProject } from '../domain/projects.js'
 import { decideProject, evolveProject, type ProjectCommand } from '../domain/project.js'
 import type { ProjectState } from '../domain/project-state.js'
@@ -11,13 +12,16 @@ import type { ProjectWorld } from '../domain/world.js'
 import { decideInOrder, firstGathering, gathered, gatheringAfter, leadingCommands, noLog, type Appended, type Gathering, type InFlight, type Report, type Ticket } from './jobs.js'
 
 // A project command as callers send it: the actor gives it the world when it decides it.
-export type ProjectCommandInput = DistributiveOmit<ProjectCommand, 'world'>
+// The world and the tag world are the actor's to read when it decides (ProjectEnv), not the sender's.
+export type ProjectCommandInput = DistributiveOmit<ProjectCommand, 'world' | 'tags'>
 
 // What a project's decisions read of the other actors, asked at the moment of each decision with the
 // project's own state as decided so far (see Registry: committed state plus the decision in flight).
 export interface ProjectEnv {
   world(projectId: string, own: ProjectState | undefined): ProjectWorld
   tags(): TagWorld
+  // What the instance's decisions read of the projects (a plan decides instance commands too).
+  instanceWorld(): InstanceWorld
 }
 
 export type ProjectJob = { kind: 'command'; command: ProjectCommandInput; ticket: Ticket | undefined } | { kind: 'hold'; ticket: Ticket }
@@ -63,7 +67,7 @@ const givenWorld = (command: ProjectCommandInput): ProjectWorld => {
 export const decideProjectCommand = (context: Pick<ProjectContext, 'id' | 'env'>, own: ProjectState | undefined, command: ProjectCommandInput): Result<{ events: EventDraft[]; state: ProjectState | undefined }> => {
   const env = context.env
   const world = env ? env.world(context.id, own) : givenWorld(command)
-  const full = { ...command, world, ...(env && 'tags' in command && { tags: env.tags() }) } as ProjectCommand
+  const full = { ...command, world, ...(env && { tags: env.tags() }) } as ProjectCommand
   const result =
     full.type === 'project.create'
       ? decideCreateProject(own, full.id, full.input, full.world, full.meta)

@@ -4,11 +4,11 @@ import { notFound } from '../domain/errors.js'
 import type { EventRecord } from '../domain/events.js'
 import type { TagWorld } from '../domain/feature-tags.js'
 import { isChangeRequestEvent, type ChangeRequestCommand } from '../domain/change-requests.js'
-import { ownedByInstance, type InstanceCommand } from '../domain/instance.js'
+import { ownedByInstance, type InstanceCommand, type InstanceWorld } from '../domain/instance.js'
 import type { InstanceState } from '../domain/instance-state.js'
 import type { ProjectState } from '../domain/project-state.js'
-import type { SegmentWorld } from '../domain/segments.js'
-import type { ProjectWorld } from '../domain/world.js'
+import { projectsUsingSegment } from '../domain/usage.js'
+import { projectWorldOf, type ProjectWorld } from '../domain/world.js'
 import type { EventLog, StoredRecord } from '../store/log.js'
 import { changeRequestMachine, type ChangeRequestEnv } from './change-request.machine.js'
 import { dueJob } from './change-request-schedule.js'
@@ -154,7 +154,7 @@ export class Registry {
     this.projectLogic = projectMachine.provide({ actors: { append } })
     this.instanceLogic = instanceMachine.provide({ actors: { append, acquire } })
     this.changeRequestLogic = changeRequestMachine.provide({ actors: { append, acquire } })
-    const decisionEnv: ProjectEnv = { world: (id, own) => this.projectWorld(id, own), tags: () => this.tagWorld() }
+    const decisionEnv: ProjectEnv = { world: (id, own) => this.projectWorld(id, own), tags: () => this.tagWorld(), instanceWorld: () => this.instanceWorld() }
     this.projectEnv = decisionEnv
     this.instanceEnv = {
       project: decisionEnv,
@@ -180,7 +180,7 @@ export class Registry {
             clock,
             due: (request, now) =>
               dueJob(
-                { startedAt: this.startedAt, project: (id) => this.committedProjects.get(id), instance: () => this.committedInstance, segmentWorld: () => this.segmentWorld() },
+                { startedAt: this.startedAt, project: (id) => this.committedProjects.get(id), instance: () => this.committedInstance },
                 request,
                 now,
               ),
@@ -442,7 +442,7 @@ export class Registry {
     return snapshot.context.inFlight ? snapshot.context.inFlight.state : snapshot.context.state
   }
 
-  decidedInstance(): InstanceState {
+  private decidedInstance(): InstanceState {
     const context = this.instance.getSnapshot().context
     return context.inFlight?.state ?? context.state
   }
@@ -461,18 +461,7 @@ export class Registry {
     return result
   }
 
-  decidedChangeRequests(): ChangeRequest[] {
-    const result: ChangeRequest[] = []
-    for (const actor of this.changeRequestActors.values()) {
-      const snapshot = actor.getSnapshot()
-      if (snapshot.status !== 'active') continue
-      const request = snapshot.context.inFlight ? snapshot.context.inFlight.state : snapshot.context.request
-      if (request) result.push(request)
-    }
-    return result
-  }
-
-  projectExists(id: string): boolean {
+  private projectExists(id: string): boolean {
     return this.project(id) !== undefined
   }
 
@@ -488,56 +477,21 @@ export class Registry {
   }
 
   projectWorld(self?: string, own?: ProjectState): ProjectWorld {
-    const instance = this.decidedInstance()
-    const projects = this.projectsWith(self, own)
-    return {
-      environments: instance.environments,
-      projectCount: projects.length,
-      // Asked at every flag creation: the stored flags (archived ones included) are counted per project
-      // first, and only when they reach n are the active ones counted, so creating flags stays O(projects).
-      activeFeaturesAtLeast: (n) => {
-        let stored = 0
-        for (const [, project] of projects) stored += project.features.size
-        if (stored < n) return false
-        let active = 0
-        for (const [, project] of projects) for (const feature of project.features.values()) if (!feature.archived && ++active >= n) return true
-        return false
-      },
-      featureLocation: (name) => {
-        for (const [project, state] of projects) {
-          const feature = state.features.get(name)
-          if (feature) return { project, archived: feature.archived }
-        }
-        return undefined
-      },
-      strategyTypeExists: (name) => instance.strategyTypes.has(name),
-      segment: (id) => instance.segments.get(id),
-      people: instance.people,
-      legalValuesOf: (name) => {
-        const values = instance.contextFields.get(name)?.legalValues ?? []
-        return values.length > 0 ? new Set(values.map((v) => v.value)) : undefined
-      },
-    }
+    return projectWorldOf(this.decidedInstance(), this.projectsWith(self, own))
   }
 
-  tagWorld(): TagWorld {
+  // The world as committed, for a route's check before it sends a command (the ReadPort's).
+  committedWorld(): ProjectWorld {
+    return projectWorldOf(this.committedInstance, [...this.committedProjects])
+  }
+
+  private tagWorld(): TagWorld {
     const instance = this.decidedInstance()
     return { tagTypeExists: (type) => instance.tagTypes.has(type) }
   }
 
-  // Where a segment is used, read when the decision asks: a delete decided now cannot miss a strategy
-  // added just before.
-  segmentUsage(segmentId: number): string[] {
-    const projects: string[] = []
-    for (const [id, project] of this.decidedProjects()) {
-      const uses = [...project.features.values()].some((f) => [...f.environments.values()].some((env) => env.strategies.some((s) => s.segments.includes(segmentId))))
-      if (uses) projects.push(id)
-    }
-    return projects
-  }
-
-  segmentWorld(): SegmentWorld {
-    return { projectExists: (id) => this.projectExists(id), usedInProjects: (id) => this.segmentUsage(id) }
+  private instanceWorld(): InstanceWorld {
+    return { projectExists: (id) => this.projectExists(id), usedInProjects: (id) => projectsUsingSegment(this.decidedProjects(), id) }
   }
 
   // --- a read replica: the writer's records and snapshots ---

@@ -28,7 +28,7 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
         docs: { body: rolesSchema },
         handler: async (req) => {
           const { roles } = parse(rolesSchema, req.body)
-          await deps.dispatcher.toProject(req.params.projectId, { ...set(numericId(req.params[param], param), roles), meta: metaOf(deps, req) })
+          await deps.commands.toProject(req.params.projectId, { ...set(numericId(req.params[param], param), roles), meta: metaOf(deps, req) })
           return empty(200)
         },
       },
@@ -38,14 +38,14 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
         access: 'admin',
         permission: accessWrite,
         handler: async (req) => {
-          await deps.dispatcher.toProject(req.params.projectId, { ...remove(numericId(req.params[param], param)), meta: metaOf(deps, req) })
+          await deps.commands.toProject(req.params.projectId, { ...remove(numericId(req.params[param], param)), meta: metaOf(deps, req) })
           return empty(200)
         },
       },
     ]
   }
 
-  const people = () => deps.registry.committedInstance.people
+  const people = () => deps.reads.instance.people
   const findRole = (id: number) => {
     const role = people().roles.get(id)
     if (!role) throw notFound(`Could not find role with id ${id}`)
@@ -56,9 +56,9 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
     if (!group) throw notFound(`Could not find group with id ${id}`)
     return group
   }
-  const group = (id: number) => groupView(findGroup(id), peopleContext(deps), deps.registry.committedProjects.values())
+  const group = (id: number) => groupView(findGroup(id), peopleContext(deps), deps.reads.projects.values())
   const roleInUse = (id: number) =>
-    [...deps.registry.committedProjects.values()].some(
+    [...deps.reads.projects.values()].some(
       (p) => [...p.access.users.values(), ...p.access.groups.values()].some((roles) => roles.includes(id)),
     ) || [...people().groups.values()].some((g) => g.rootRole === id)
 
@@ -74,7 +74,7 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: roleSchema },
       handler: async (req) => {
         const input = parse(roleSchema, req.body)
-        const [event] = await deps.dispatcher.toInstance({ type: 'role.create', input, meta: metaOf(deps, req) })
+        const [event] = await deps.commands.toInstance({ type: 'role.create', input, meta: metaOf(deps, req) })
         return json(roleView(findRole(event.data.id)), 201)
       },
     },
@@ -87,7 +87,7 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: roleSchema },
       handler: async (req) => {
         const id = numericId(req.params.id, 'id')
-        await deps.dispatcher.toInstance({ type: 'role.update', id, input: parse(roleSchema, req.body), meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'role.update', id, input: parse(roleSchema, req.body), meta: metaOf(deps, req) })
         return json(roleView(findRole(id)))
       },
     },
@@ -98,7 +98,7 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
       permission: 'ADMIN',
       handler: async (req) => {
         const id = numericId(req.params.id, 'id')
-        await deps.dispatcher.toInstance({ type: 'role.delete', id, inUse: roleInUse(id), meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'role.delete', id, inUse: roleInUse(id), meta: metaOf(deps, req) })
         return empty(200)
       },
     },
@@ -117,7 +117,7 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
       body: true,
       docs: { body: groupSchema },
       handler: async (req) => {
-        const [event] = await deps.dispatcher.toInstance({ type: 'group.create', input: parse(groupSchema, req.body), meta: metaOf(deps, req) })
+        const [event] = await deps.commands.toInstance({ type: 'group.create', input: parse(groupSchema, req.body), meta: metaOf(deps, req) })
         return json(group(event.data.id), 201)
       },
     },
@@ -130,7 +130,7 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: groupSchema },
       handler: async (req) => {
         const id = numericId(req.params.id, 'id')
-        await deps.dispatcher.toInstance({ type: 'group.update', id, input: parse(groupSchema, req.body), meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'group.update', id, input: parse(groupSchema, req.body), meta: metaOf(deps, req) })
         return json(group(id))
       },
     },
@@ -140,7 +140,7 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       handler: async (req) => {
-        await deps.dispatcher.toInstance({ type: 'group.delete', id: numericId(req.params.id, 'id'), meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'group.delete', id: numericId(req.params.id, 'id'), meta: metaOf(deps, req) })
         return empty(200)
       },
     },
@@ -175,7 +175,7 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: projectAccessSchema },
       handler: async (req) => {
         const input = parse(projectAccessSchema, req.body)
-        await deps.dispatcher.toProject(req.params.projectId, { type: 'access.add', roles: input.roles, users: input.users, groups: input.groups, meta: metaOf(deps, req) })
+        await deps.commands.toProject(req.params.projectId, { type: 'access.add', roles: input.roles, users: input.users, groups: input.groups, meta: metaOf(deps, req) })
         return empty(200)
       },
     },

@@ -82,8 +82,8 @@ export const adminUiRoutes = (deps: ApiDeps, version: string): Route[] => [
     handler: () =>
       json(
         instanceStatsView({
-          instance: deps.registry.committedInstance,
-          projects: deps.registry.committedProjects.values(),
+          instance: deps.reads.instance,
+          projects: deps.reads.projects.values(),
           version,
           now: deps.clock(),
           lastLogin: (userId) => deps.activity.of(userId).seenAt,

@@ -19,12 +19,12 @@ const permissionFor = (verb: 'CREATE' | 'UPDATE' | 'DELETE', type: ApiTokenType)
 // Admin tokens are listed to admins only: anyone else who saw one could act as an admin.
 const visibleTokens = (deps: ApiDeps, req: Request): ApiToken[] => {
   const isAdmin = req.principal?.can('ADMIN') === true
-  return [...deps.registry.committedInstance.apiTokens.values()].filter((token) => isAdmin || token.type !== 'admin')
+  return [...deps.reads.instance.apiTokens.values()].filter((token) => isAdmin || token.type !== 'admin')
 }
 
 // A path names a token by its full secret, or by the masked form a listing shows when that is unambiguous.
 const tokenNamed = (deps: ApiDeps, named: string): { secretHash: string; token: ApiToken | undefined } => {
-  const tokens = deps.registry.committedInstance.apiTokens
+  const tokens = deps.reads.instance.apiTokens
   const secretHash = hashTokenSecret(named)
   const exact = tokens.get(secretHash)
   if (exact || !named.endsWith('…')) return { secretHash, token: exact }
@@ -60,11 +60,10 @@ export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
     handler: async (req) => {
       const input = parse(createApiTokenSchema, req.body)
       req.authorize(permissionFor('CREATE', input.type))
-      const world = { projectExists: (id: string) => deps.registry.project(id)?.getSnapshot().context.state !== undefined }
       const random = randomSecretPart()
-      await deps.dispatcher.toInstance({ type: 'apiToken.create', input, random, world, meta: metaOf(deps, req) })
+      await deps.commands.toInstance({ type: 'apiToken.create', input, random, meta: metaOf(deps, req) })
       const secret = newTokenSecret(input, random)
-      const token = deps.registry.committedInstance.apiTokens.get(hashTokenSecret(secret))!
+      const token = deps.reads.instance.apiTokens.get(hashTokenSecret(secret))!
       // The one time the whole secret is shown.
       return { status: 201, body: { ...apiTokenView(token, null), secret }, headers: { location: 'api-tokens' } }
     },
@@ -80,7 +79,7 @@ export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
       const { secretHash, token } = tokenNamed(deps, req.params.token)
       if (token) req.authorize(permissionFor('UPDATE', token.type))
       const { expiresAt } = parse(updateApiTokenSchema, req.body)
-      await deps.dispatcher.toInstance({ type: 'apiToken.update', secretHash, expiresAt, meta: metaOf(deps, req) })
+      await deps.commands.toInstance({ type: 'apiToken.update', secretHash, expiresAt, meta: metaOf(deps, req) })
       return empty(200)
     },
   },
@@ -93,7 +92,7 @@ export const apiTokenRoutes = (deps: ApiDeps): Route[] => [
     handler: async (req) => {
       const { secretHash, token } = tokenNamed(deps, req.params.token)
       if (token) req.authorize(permissionFor('DELETE', token.type))
-      await deps.dispatcher.toInstance({ type: 'apiToken.delete', secretHash, meta: metaOf(deps, req) })
+      await deps.commands.toInstance({ type: 'apiToken.delete', secretHash, meta: metaOf(deps, req) })
       return empty(200)
     },
   },

@@ -43,24 +43,23 @@ const permissionOf: Record<ChangeAction, string> = {
 // Unleash shows a user's username where there is one (the principal's name prefers the email).
 const authorOf = (deps: ApiDeps, req: Request): Author => {
   const userId = req.principal?.userId ?? null
-  const user = userId === null ? undefined : deps.registry.committedInstance.people.users.get(userId)
+  const user = userId === null ? undefined : deps.reads.instance.people.users.get(userId)
   return { id: userId, username: user?.username ?? req.principal?.name ?? 'unknown' }
 }
 const person = (author: Author) => ({ id: author.id, username: author.username, imageUrl: null })
 
 export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
-  const instance = () => deps.registry.committedInstance
-  const segmentWorld = () => deps.registry.segmentWorld()
+  const instance = () => deps.reads.instance
 
   const find = (req: Request): ChangeRequest => {
     const id = numericId(req.params.id, 'id')
-    const request = deps.registry.committedChangeRequests.get(id)
+    const request = deps.reads.changeRequests.get(id)
     if (!request || request.discarded || request.project !== req.params.projectId) throw notFound(`Could not find change request ${id} in project ${req.params.projectId}`)
     return request
   }
 
   const view = (request: ChangeRequest) => {
-    const project = deps.registry.committedProjects.get(request.project)
+    const project = deps.reads.projects.get(request.project)
     const changeView = (c: ChangeRequest['changes'][number]) => {
       const conflict = isOpen(request) ? changeConflict(c, request.environment, project, instance()) : undefined
       return { id: c.id, action: c.action, payload: c.payload, createdAt: c.createdAt, createdBy: person(c.createdBy), ...(conflict ? { conflict } : {}) }
@@ -102,7 +101,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
   }
 
   const projectRequests = (projectId: string) =>
-    [...deps.registry.committedChangeRequests.values()].filter((r) => r.project === projectId && !r.discarded).sort((a, b) => b.id - a.id)
+    [...deps.reads.changeRequests.values()].filter((r) => r.project === projectId && !r.discarded).sort((a, b) => b.id - a.id)
 
   const step = (req: Request, fields: DistributiveOmit<ChangeRequestCommand, 'meta' | 'author' | 'isAdmin'>): ChangeRequestCommand =>
     ({ ...fields, meta: metaOf(deps, req), author: authorOf(deps, req), isAdmin: req.principal?.can('ADMIN') === true }) as ChangeRequestCommand
@@ -128,13 +127,13 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
   }
 
   const apply = async (request: ChangeRequest, author: Author, meta: CommandMeta, stepFor: ChangeRequestCommand) => {
-    const project = deps.registry.committedProjects.get(request.project)
+    const project = deps.reads.projects.get(request.project)
     // A request that cannot be applied in its state is refused for its state (by the machine), not as a conflict.
     const applicable = request.state === 'Approved' || request.state === 'Scheduled'
     const conflicts = applicable ? request.changes.map((c) => changeConflict(c, request.environment, project, instance())).filter(Boolean) : []
     if (conflicts.length > 0) throw badData(`Change request ${request.id} conflicts with the current state and cannot be applied: ${conflicts.join('; ')}`)
-    const steps = stepsFor(request, meta, { newStrategyId: randomUUID }, segmentWorld())
-    return deps.dispatcher.applyChangeRequest(request.id, stepFor, request.project, steps.project, steps.instance)
+    const steps = stepsFor(request, meta, { newStrategyId: randomUUID })
+    return deps.commands.applyChangeRequest(request.id, stepFor, request.project, steps.project, steps.instance)
   }
 
   const changeState = async (req: Request) => {
@@ -144,23 +143,23 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
     const id = request.id
     switch (input.state) {
       case 'In review':
-        await deps.dispatcher.toChangeRequest(id, step(req, { type: 'state.review' }))
+        await deps.commands.toChangeRequest(id, step(req, { type: 'state.review' }))
         break
       case 'Approved':
         req.authorize('APPROVE_CHANGE_REQUEST', request.project, env)
-        await deps.dispatcher.toChangeRequest(id, step(req, { type: 'state.approve', comment: input.comment }))
+        await deps.commands.toChangeRequest(id, step(req, { type: 'state.approve', comment: input.comment }))
         break
       case 'Rejected':
         req.authorize('APPROVE_CHANGE_REQUEST', request.project, env)
-        await deps.dispatcher.toChangeRequest(id, step(req, { type: 'state.reject', comment: input.comment }))
+        await deps.commands.toChangeRequest(id, step(req, { type: 'state.reject', comment: input.comment }))
         break
       case 'Cancelled':
-        await deps.dispatcher.toChangeRequest(id, step(req, { type: 'state.cancel' }))
+        await deps.commands.toChangeRequest(id, step(req, { type: 'state.cancel' }))
         break
       case 'Scheduled':
         req.authorize('APPLY_CHANGE_REQUEST', request.project, env)
         if (!input.scheduledAt) throw badData('"scheduledAt" is required to schedule a change request')
-        await deps.dispatcher.toChangeRequest(id, step(req, { type: 'state.schedule', scheduledAt: input.scheduledAt }))
+        await deps.commands.toChangeRequest(id, step(req, { type: 'state.schedule', scheduledAt: input.scheduledAt }))
         break
       case 'Applied': {
         req.authorize('APPLY_CHANGE_REQUEST', request.project, env)
@@ -172,7 +171,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
       default:
         throw badData(`Change request ${id} is "${request.state}", so it cannot be moved to "${input.state}".`)
     }
-    return json(view(deps.registry.committedChangeRequests.get(id)!))
+    return json(view(deps.reads.changeRequests.get(id)!))
   }
 
   return [
@@ -201,7 +200,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: changeRequestConfigSchema },
       handler: async (req) => {
         const input = parse(changeRequestConfigSchema, req.body)
-        await deps.dispatcher.toProject(req.params.projectId, {
+        await deps.commands.toProject(req.params.projectId, {
           type: 'changeRequestConfig.set',
           environment: req.params.environment,
           changeRequestsEnabled: input.changeRequestsEnabled,
@@ -227,17 +226,16 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
         const changes = inputs.map((input) => prepareChange(req, input, environment))
         const author = authorOf(deps, req)
         // The caller's one open draft for this environment takes the changes, or a new one is started.
-        const draftRequest = deps.registry
-          .decidedChangeRequests()
+        const draftRequest = [...deps.reads.changeRequests.values()]
           .find((r) => r.project === projectId && r.environment === environment && r.state === 'Draft' && !r.discarded && r.createdBy.id === author.id && r.createdBy.username === author.username)
-        const id = draftRequest?.id ?? deps.registry.nextChangeRequestId()
-        await deps.dispatcher.toChangeRequest(
+        const id = draftRequest?.id ?? deps.commands.nextChangeRequestId()
+        await deps.commands.toChangeRequest(
           id,
           draftRequest
             ? step(req, { type: 'change.add', changes })
             : step(req, { type: 'changeRequest.create', id, project: projectId, environment, minApprovals: projectEnvironment.requiredApprovals, changes }),
         )
-        return json(view(deps.registry.committedChangeRequests.get(id)!))
+        return json(view(deps.reads.changeRequests.get(id)!))
       },
     },
     { method: 'GET', path: base, access: 'admin', handler: (req) => json(projectRequests(committedProject(deps, req.params.projectId).settings.id).map(view)) },
@@ -271,8 +269,8 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: commentSchema },
       handler: async (req) => {
         const request = find(req)
-        await deps.dispatcher.toChangeRequest(request.id, step(req, { type: 'comment.add', text: parse(commentSchema, req.body).text }))
-        return json(view(deps.registry.committedChangeRequests.get(request.id)!), 201)
+        await deps.commands.toChangeRequest(request.id, step(req, { type: 'comment.add', text: parse(commentSchema, req.body).text }))
+        return json(view(deps.reads.changeRequests.get(request.id)!), 201)
       },
     },
     {
@@ -283,7 +281,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: titleSchema },
       handler: async (req) => {
         const request = find(req)
-        await deps.dispatcher.toChangeRequest(request.id, step(req, { type: 'title.set', title: parse(titleSchema, req.body).title }))
+        await deps.commands.toChangeRequest(request.id, step(req, { type: 'title.set', title: parse(titleSchema, req.body).title }))
         return empty(204)
       },
     },
@@ -300,8 +298,8 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
         if (!existing) throw notFound(`Could not find change ${changeId} in change request ${request.id}`)
         const input = parse(editChangeSchema, req.body)
         const prepared = prepareChange(req, { feature: existing.feature, action: input.action ?? existing.action, payload: input.payload }, request.environment)
-        await deps.dispatcher.toChangeRequest(request.id, step(req, { type: 'change.edit', changeId, action: prepared.action, payload: prepared.payload, snapshot: prepared.snapshot }))
-        return json(view(deps.registry.committedChangeRequests.get(request.id)!))
+        await deps.commands.toChangeRequest(request.id, step(req, { type: 'change.edit', changeId, action: prepared.action, payload: prepared.payload, snapshot: prepared.snapshot }))
+        return json(view(deps.reads.changeRequests.get(request.id)!))
       },
     },
     {
@@ -310,7 +308,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       handler: async (req) => {
         const request = find(req)
-        await deps.dispatcher.toChangeRequest(request.id, step(req, { type: 'change.discard', changeId: numericId(req.params.changeId, 'changeId') }))
+        await deps.commands.toChangeRequest(request.id, step(req, { type: 'change.discard', changeId: numericId(req.params.changeId, 'changeId') }))
         return empty(200)
       },
     },
@@ -320,7 +318,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       handler: async (req) => {
         const request = find(req)
-        await deps.dispatcher.toChangeRequest(request.id, step(req, { type: 'discard' }))
+        await deps.commands.toChangeRequest(request.id, step(req, { type: 'discard' }))
         return empty(200)
       },
     },

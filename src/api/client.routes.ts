@@ -16,9 +16,9 @@ import type { UsageReport } from '../read/feature-usage.js'
 // The first registration of an application name is recorded (application-created); the SDK's answer
 // does not wait on anything else. A write refused now (a full disk) is tried again on the next one.
 export const recordApplication = async (deps: ApiDeps, req: Request, input: ClientRegister): Promise<void> => {
-  if (deps.registry.decidedInstance().applications.has(input.appName)) return
+  if (deps.reads.instance.applications.has(input.appName)) return
   try {
-    await deps.dispatcher.toInstance({ type: 'application.register', input, meta: metaOf(deps, req) })
+    await deps.commands.toInstance({ type: 'application.register', input, meta: metaOf(deps, req) })
   } catch (error) {
     if (!(error instanceof DomainError)) throw error
   }
@@ -173,11 +173,11 @@ const registrationFromHeaders = (req: Request, environment: string, now: string)
 
 // A flag that was evaluated: its last-seen time and lifecycle stage move.
 const foldSeen = (deps: ApiDeps, name: string, environment: string, now: string, counts: Omit<UsageReport, 'featureName' | 'environment'>) => {
-  for (const project of deps.registry.committedProjects.values()) {
+  for (const project of deps.reads.projects.values()) {
     const feature = project.features.get(name)
     if (!feature) continue
     deps.lastSeen.record(flagSeenKey(name, environment), now)
-    deps.lifecycleStages.observeMetrics(feature, deps.registry.committedInstance.environments.get(environment), now)
+    deps.lifecycleStages.observeMetrics(feature, deps.reads.instance.environments.get(environment), now)
     deps.usage.record({ ...counts, featureName: name, environment })
     return
   }

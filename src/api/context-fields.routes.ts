@@ -1,4 +1,4 @@
-import { contextFieldInUse } from '../actors/world.js'
+import { contextFieldInUse } from '../domain/usage.js'
 import * as v from 'valibot'
 import { notFound } from '../domain/errors.js'
 import type { ContextField } from '../domain/instance-state.js'
@@ -9,10 +9,10 @@ import { parse } from './parse.js'
 import { committedProject } from './lookups.js'
 
 export const contextFieldRoutes = (deps: ApiDeps): Route[] => {
-  const fields = () => [...deps.registry.committedInstance.contextFields.values()]
+  const fields = () => [...deps.reads.instance.contextFields.values()]
   const rootFields = () => fields().sort((a, b) => a.sortOrder - b.sortOrder || a.name.localeCompare(b.name))
   const find = (name: string): ContextField => {
-    const field = deps.registry.committedInstance.contextFields.get(name)
+    const field = deps.reads.instance.contextFields.get(name)
     if (!field) throw notFound(`Could not find context field with name ${name}`)
     return field
   }
@@ -44,7 +44,7 @@ export const contextFieldRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: upsertContextFieldSchema },
       handler: async (req) => {
         const input = parse(upsertContextFieldSchema, req.body)
-        await deps.dispatcher.toInstance({ type: 'contextField.create', input, meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'contextField.create', input, meta: metaOf(deps, req) })
         return { status: 201, body: find(input.name), headers: { location: `context/${input.name}` } }
       },
     },
@@ -59,7 +59,7 @@ export const contextFieldRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: v.partial(upsertContextFieldSchema, ['name']) },
       handler: async (req) => {
         const input = parse(upsertContextFieldSchema, { name: req.params.name, ...(req.body as object) })
-        await deps.dispatcher.toInstance({ type: 'contextField.update', name: req.params.name, input, meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'contextField.update', name: req.params.name, input, meta: metaOf(deps, req) })
         return empty(200)
       },
     },
@@ -69,8 +69,8 @@ export const contextFieldRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'DELETE_CONTEXT_FIELD',
       handler: async (req) => {
-        const inUse = contextFieldInUse(deps.registry)(req.params.name)
-        await deps.dispatcher.toInstance({ type: 'contextField.delete', name: req.params.name, inUse, meta: metaOf(deps, req) })
+        const inUse = contextFieldInUse(deps.reads.projects, req.params.name)
+        await deps.commands.toInstance({ type: 'contextField.delete', name: req.params.name, inUse, meta: metaOf(deps, req) })
         return empty(200)
       },
     },

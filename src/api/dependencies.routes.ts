@@ -9,7 +9,7 @@ const featurePath = '/api/admin/projects/:projectId/features/:featureName'
 
 export const dependencyRoutes = (deps: ApiDeps): Route[] => {
   const remove = (parent: (req: Request) => string | undefined) => async (req: Request) => {
-    await deps.dispatcher.toProject(req.params.projectId, {
+    await deps.commands.toProject(req.params.projectId, {
       type: 'dependency.remove',
       feature: req.params.featureName,
       parent: parent(req),
@@ -27,7 +27,7 @@ export const dependencyRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: addDependencySchema },
       handler: async (req) => {
         const input = parse(addDependencySchema, req.body)
-        await deps.dispatcher.toProject(req.params.projectId, {
+        await deps.commands.toProject(req.params.projectId, {
           type: 'dependency.add',
           feature: req.params.featureName,
           dependency: { feature: input.feature, enabled: input.enabled, variants: input.variants },

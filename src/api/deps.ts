@@ -1,5 +1,4 @@
-import type { Dispatcher } from '../actors/dispatch.js'
-import type { Registry } from '../actors/registry.js'
+import type { CommandPort, ReadPort } from './ports.js'
 import type { Config } from '../config.js'
 import type { CommandMeta } from '../domain/events.js'
 import type { Request } from '../http/types.js'
@@ -10,16 +9,16 @@ import type { SeenTimes } from '../read/seen-times.js'
 import type { LifecycleStages } from '../read/lifecycle-stages.js'
 import type { EventLog } from '../store/log.js'
 import type { Applications } from '../read/applications.js'
-import type { Sessions } from '../read/sessions.js'
+import type { Sessions } from '../sign-in/sessions.js'
 import type { ServedCounts } from '../read/served-counts.js'
 import type { Logger } from '../logger.js'
-import type { UserActivity } from '../read/user-activity.js'
+import type { UserActivity } from '../sign-in/user-activity.js'
 import type { FeatureSearchIndex } from '../read/feature-search.js'
 import type { FeatureUsage } from '../read/feature-usage.js'
 
 export interface ApiDeps {
-  dispatcher: Dispatcher
-  registry: Registry
+  commands: CommandPort
+  reads: ReadPort
   log: EventLog
   clientFeatures: ClientFeatures
   clientDeltas: ClientDeltas

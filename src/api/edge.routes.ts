@@ -21,7 +21,7 @@ export const edgeRoutes = (deps: ApiDeps, auth: Authenticator): Route[] => [
       for (const secret of new Set(input.tokens)) {
         // The authenticator's answer decides validity (expiry, deleted projects); the stored token its shape.
         if (secret.startsWith('user:') || !auth.byToken(secret)) continue
-        const token = deps.registry.committedInstance.apiTokens.get(hashTokenSecret(secret))
+        const token = deps.reads.instance.apiTokens.get(hashTokenSecret(secret))
         if (!token || !edgeTokenTypes.has(token.type)) continue
         // Edge sent the secret, so it may have it back: that is how Edge matches the answer to its tokens.
         tokens.push({ token: secret, type: token.type, environment: token.environment, projects: token.projects })

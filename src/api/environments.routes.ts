@@ -10,12 +10,12 @@ import { environmentResponse, environmentsResponse, projectEnvironmentsResponse 
 export const environmentRoutes = (deps: ApiDeps): Route[] => {
   const view = (environment: Environment) => {
     let projectCount = 0
-    for (const project of deps.registry.committedProjects.values()) if (project.environments.has(environment.name)) projectCount++
+    for (const project of deps.reads.projects.values()) if (project.environments.has(environment.name)) projectCount++
     return environmentView(environment, projectCount)
   }
   const find = (name: string) => committedEnvironment(deps, name)
   const toggle = (enabled: boolean) => async (req: Request) => {
-    await deps.dispatcher.toInstance({ type: 'environment.toggle', name: req.params.name, enabled, meta: metaOf(deps, req) })
+    await deps.commands.toInstance({ type: 'environment.toggle', name: req.params.name, enabled, meta: metaOf(deps, req) })
     return empty(204)
   }
   return [
@@ -25,7 +25,7 @@ export const environmentRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       docs: { responses: { 200: environmentsResponse } },
       handler: () => {
-        const environments = [...deps.registry.committedInstance.environments.values()]
+        const environments = [...deps.reads.instance.environments.values()]
           .sort((a, b) => a.sortOrder - b.sortOrder || a.name.localeCompare(b.name))
           .map(view)
         return json({ version: 1, environments })
@@ -40,7 +40,7 @@ export const environmentRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: createEnvironmentSchema, responses: { 201: environmentResponse } },
       handler: async (req) => {
         const input = parse(createEnvironmentSchema, req.body)
-        await deps.dispatcher.toInstance({ type: 'environment.create', input, meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'environment.create', input, meta: metaOf(deps, req) })
         return json(view(find(input.name)), 201)
       },
     },
@@ -50,7 +50,7 @@ export const environmentRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       docs: { summary: 'Every environment as the project sees it', responses: { 200: projectEnvironmentsResponse } },
       handler: (req) => {
-        const instance = deps.registry.committedInstance
+        const instance = deps.reads.instance
         const project = committedProject(deps, req.params.projectId)
         return json({ version: 1, environments: projectEnvironmentsView(project, instance.environments.values(), instance.apiTokens.values()) })
       },
@@ -65,7 +65,7 @@ export const environmentRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: updateEnvironmentSchema },
       handler: async (req) => {
         const input = parse(updateEnvironmentSchema, req.body)
-        await deps.dispatcher.toInstance({ type: 'environment.update', name: req.params.name, input, meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'environment.update', name: req.params.name, input, meta: metaOf(deps, req) })
         return json(view(find(req.params.name)))
       },
     },
@@ -79,10 +79,10 @@ export const environmentRoutes = (deps: ApiDeps): Route[] => {
         find(name)
         const meta = metaOf(deps, req)
         // Every project lets go of it (its flags' configuration there goes too), then it is deleted: one append.
-        const steps = [...deps.registry.decidedProjects()]
+        const steps = [...deps.reads.projects]
           .filter(([, project]) => project.environments.has(name))
           .map(([projectId]) => ({ projectId, command: { type: 'projectEnvironment.dropDeleted' as const, environment: name, meta } }))
-        await deps.dispatcher.together(steps, [{ type: 'environment.delete', name, meta }])
+        await deps.commands.together(steps, [{ type: 'environment.delete', name, meta }])
         return empty(200)
       },
     },

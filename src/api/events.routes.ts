@@ -49,7 +49,7 @@ export const eventRoutes = (deps: ApiDeps): Route[] => {
       permission: 'ADMIN',
       docs: { responses: { 200: eventsHeadResponse } },
       handler: () => {
-        const id = deps.registry.lastCommittedId
+        const id = deps.reads.lastId
         return json({ id, hash: deps.log.hashOf(id) ?? '0'.repeat(64) })
       },
     },

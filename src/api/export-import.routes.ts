@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { buildTagWorld } from '../actors/tag-world.js'
 import { notFound } from '../domain/errors.js'
 import { importIdsNeeded, importRefusal, prepareImport, validateImport, type ImportFacts } from '../domain/feature-import.js'
 import type { Request, Route } from '../http/types.js'
@@ -13,8 +12,8 @@ import { parse } from './parse.js'
 export const exportImportRoutes = (deps: ApiDeps): Route[] => {
   // Decided state: what the import command will be decided against right after.
   const factsFor = (projectId: string): ImportFacts => {
-    const instance = deps.registry.decidedInstance()
-    const projects = [...deps.registry.decidedProjects()]
+    const instance = deps.reads.instance
+    const projects = [...deps.reads.projects]
     return {
       project: projects.find(([id]) => id === projectId)?.[1],
       featureLocation: (name) => {
@@ -33,7 +32,7 @@ export const exportImportRoutes = (deps: ApiDeps): Route[] => {
 
   // The permissions an import of this data needs, in the target project and environment.
   const neededPermissions = (input: ImportInput, facts: ImportFacts): string[] => {
-    const instance = deps.registry.decidedInstance()
+    const instance = deps.reads.instance
     const needed = ['CREATE_FEATURE', 'UPDATE_FEATURE', 'UPDATE_FEATURE_ENVIRONMENT', 'CREATE_FEATURE_STRATEGY', 'DELETE_FEATURE_STRATEGY']
     if (input.data.tagTypes.some((t) => !instance.tagTypes.has(t.name))) needed.push('CREATE_TAG_TYPE')
     if (input.data.contextFields.some((f) => !facts.contextFields.has(f.name))) needed.push('CREATE_CONTEXT_FIELD')
@@ -51,9 +50,9 @@ export const exportImportRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: exportQuerySchema },
       handler: async (req) => {
         const query = parse(exportQuerySchema, req.body)
-        const source = { instance: deps.registry.committedInstance, projects: deps.registry.committedProjects }
+        const source = { instance: deps.reads.instance, projects: deps.reads.projects }
         const result = exportFeatures(source, exportedFeatureNames(source, query), query.environment)
-        await deps.dispatcher.toInstance({ type: 'features.recordExport', data: result, environment: query.environment, meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'features.recordExport', data: result, environment: query.environment, meta: metaOf(deps, req) })
         const headers: Record<string, string> = query.downloadFile
           ? { 'content-disposition': `attachment; filename=export-${deps.clock().toISOString().slice(0, 10)}.json` }
           : {}
@@ -93,9 +92,9 @@ export const exportImportRoutes = (deps: ApiDeps): Route[] => {
         const meta = metaOf(deps, req)
         // Instance first (tag types, context fields, new tags), then every flag change in one project command.
         const tags = prepared.plan.tags.map((t) => t.tag)
-        await deps.dispatcher.toInstance({ type: 'import.prepare', tagTypes: prepared.tagTypes, contextFields: prepared.contextFields, tags, meta })
+        await deps.commands.toInstance({ type: 'import.prepare', tagTypes: prepared.tagTypes, contextFields: prepared.contextFields, tags, meta })
         const ids = Array.from({ length: importIdsNeeded(prepared.plan) }, () => randomUUID())
-        await deps.dispatcher.toProject(input.project, { type: 'features.import', plan: prepared.plan, ids, tags: buildTagWorld(deps.registry), meta })
+        await deps.commands.toProject(input.project, { type: 'features.import', plan: prepared.plan, ids, meta })
         return empty(200)
       },
     },

@@ -12,7 +12,7 @@ const callerKey = (req: Request): string => {
 // Favorites are per caller (a user, or an admin token by name) and answered 200 with no body.
 export const favoriteRoutes = (deps: ApiDeps): Route[] => {
   const feature = (favorite: boolean) => async (req: Request) => {
-    await deps.dispatcher.toProject(req.params.projectId, {
+    await deps.commands.toProject(req.params.projectId, {
       type: 'favorite.feature',
       feature: req.params.featureName,
       userKey: callerKey(req),
@@ -22,7 +22,7 @@ export const favoriteRoutes = (deps: ApiDeps): Route[] => {
     return empty(200)
   }
   const project = (favorite: boolean) => async (req: Request) => {
-    await deps.dispatcher.toProject(req.params.projectId, { type: 'favorite.project', userKey: callerKey(req), favorite, meta: metaOf(deps, req) })
+    await deps.commands.toProject(req.params.projectId, { type: 'favorite.project', userKey: callerKey(req), favorite, meta: metaOf(deps, req) })
     return empty(200)
   }
   const featurePath = '/api/admin/projects/:projectId/features/:featureName/favorites'

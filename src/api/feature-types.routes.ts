@@ -8,7 +8,7 @@ export const featureTypeRoutes = (deps: ApiDeps): Route[] => [
     method: 'GET',
     path: '/api/admin/feature-types',
     access: 'admin',
-    handler: () => json({ version: 1, types: [...deps.registry.committedInstance.featureTypes.values()] }),
+    handler: () => json({ version: 1, types: [...deps.reads.instance.featureTypes.values()] }),
   },
   {
     method: 'PUT',
@@ -19,8 +19,8 @@ export const featureTypeRoutes = (deps: ApiDeps): Route[] => [
     docs: { body: featureTypeLifetimeSchema },
     handler: async (req) => {
       const { lifetimeDays } = parse(featureTypeLifetimeSchema, req.body)
-      await deps.dispatcher.toInstance({ type: 'featureType.setLifetime', id: req.params.id, lifetimeDays, meta: metaOf(deps, req) })
-      return json(deps.registry.committedInstance.featureTypes.get(req.params.id))
+      await deps.commands.toInstance({ type: 'featureType.setLifetime', id: req.params.id, lifetimeDays, meta: metaOf(deps, req) })
+      return json(deps.reads.instance.featureTypes.get(req.params.id))
     },
   },
 ]

@@ -13,8 +13,6 @@ import {
   revertFeatureSchema,
   validateFeatureNameSchema,
 } from '../schemas/features.js'
-import { buildTagWorld } from '../actors/tag-world.js'
-import { buildWorld } from '../actors/world.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { committedFeature, committedProject, locateFeature, viewContext } from './lookups.js'
 import { parse } from './parse.js'
@@ -31,7 +29,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
 
   const archivedList = (filter: (f: Feature) => boolean) => {
     const features = []
-    for (const project of deps.registry.committedProjects.values()) {
+    for (const project of deps.reads.projects.values()) {
       const ctx = viewContext(deps, project)
       for (const feature of project.features.values()) if (feature.archived && filter(feature)) features.push(featureView(feature, ctx))
     }
@@ -40,7 +38,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
 
   const bulk = (type: 'feature.archive' | 'feature.revive' | 'feature.delete', status: number) => async (req: Request) => {
     const { features } = parse(featureNamesSchema, req.body)
-    await deps.dispatcher.toProject(req.params.projectId, { type, names: features, meta: metaOf(deps, req) })
+    await deps.commands.toProject(req.params.projectId, { type, names: features, meta: metaOf(deps, req) })
     return empty(status)
   }
 
@@ -49,12 +47,12 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
     if (!feature) throw notFound(`Could not find feature flag "${req.params.featureName}"`)
     req.authorize(type === 'feature.revive' ? 'UPDATE_FEATURE' : 'DELETE_FEATURE', feature.project)
     if (type === 'feature.revive' && !feature.archived) throw badData(`Feature flag "${feature.name}" is not archived`)
-    await deps.dispatcher.toProject(feature.project, { type, names: [feature.name], meta: metaOf(deps, req) })
+    await deps.commands.toProject(feature.project, { type, names: [feature.name], meta: metaOf(deps, req) })
     return empty(200)
   }
 
   const toggle = (enabled: boolean) => async (req: Request) => {
-    await deps.dispatcher.toProject(req.params.projectId, {
+    await deps.commands.toProject(req.params.projectId, {
       type: 'featureEnvironment.toggle',
       feature: req.params.featureName,
       environment: req.params.environment,
@@ -89,8 +87,8 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       handler: async (req) => {
         const input = parse(createFeatureSchema, req.body)
         // Unleash's wording for a missing project (SEMANTICS 11.1).
-        if (!deps.registry.project(req.params.projectId)) throw notFound(`Active project with id ${req.params.projectId} does not exist`)
-        await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.create', input, meta: metaOf(deps, req) })
+        if (!deps.reads.projects.has(req.params.projectId)) throw notFound(`Active project with id ${req.params.projectId} does not exist`)
+        await deps.commands.toProject(req.params.projectId, { type: 'feature.create', input, meta: metaOf(deps, req) })
         return json(featureData(committedFeature(deps, req.params.projectId, input.name)), 201)
       },
     },
@@ -121,7 +119,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: replaceFeatureSchema, responses: { 200: featureDataResponse } },
       handler: async (req) => {
         const input = parse(replaceFeatureSchema, req.body)
-        await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.replace', name: req.params.featureName, input, meta: metaOf(deps, req) })
+        await deps.commands.toProject(req.params.projectId, { type: 'feature.replace', name: req.params.featureName, input, meta: metaOf(deps, req) })
         return json(featureData(committedFeature(deps, req.params.projectId, req.params.featureName)))
       },
     },
@@ -134,7 +132,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: jsonPatchSchema, responses: { 200: featureDataResponse } },
       handler: async (req) => {
         const patch = parse(jsonPatchSchema, req.body)
-        await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.patch', name: req.params.featureName, patch, meta: metaOf(deps, req) })
+        await deps.commands.toProject(req.params.projectId, { type: 'feature.patch', name: req.params.featureName, patch, meta: metaOf(deps, req) })
         return json(featureData(committedFeature(deps, req.params.projectId, req.params.featureName)))
       },
     },
@@ -145,7 +143,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       permission: 'DELETE_FEATURE',
       docs: { responses: { 202: null } },
       handler: async (req) => {
-        await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.archive', names: [req.params.featureName], meta: metaOf(deps, req) })
+        await deps.commands.toProject(req.params.projectId, { type: 'feature.archive', names: [req.params.featureName], meta: metaOf(deps, req) })
         return empty(202)
       },
     },
@@ -157,10 +155,10 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: validateFeatureNameSchema },
       handler: (req) => {
         const { name, projectId } = parse(validateFeatureNameSchema, req.body)
-        const error = checkNewFeatureName(name, buildWorld(deps.registry))
+        const error = checkNewFeatureName(name, deps.reads.world())
         if (error) throw error
         if (projectId) {
-          const project = deps.registry.committedProjects.get(projectId)
+          const project = deps.reads.projects.get(projectId)
           const patternError = project && checkNamingPattern(project, name)
           if (patternError) throw patternError
         }
@@ -174,7 +172,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       docs: { responses: { 200: featuresResponse } },
       handler: (req) => {
         const features = []
-        for (const project of deps.registry.committedProjects.values()) {
+        for (const project of deps.reads.projects.values()) {
           const ctx = viewContext(deps, project, req)
           for (const feature of project.features.values()) if (!feature.archived) features.push(featureView(feature, ctx))
         }
@@ -192,7 +190,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
         const { newProjectId } = parse(changeProjectSchema, req.body)
         // SEMANTICS 11.4: MOVE_FEATURE_TOGGLE in both projects; the route checked the source.
         req.authorize('MOVE_FEATURE_TOGGLE', newProjectId)
-        await deps.dispatcher.moveFeature(req.params.projectId, newProjectId, req.params.featureName, metaOf(deps, req))
+        await deps.commands.moveFeature(req.params.projectId, newProjectId, req.params.featureName, metaOf(deps, req))
         return empty(200)
       },
     },
@@ -211,9 +209,9 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
         const newStrategyIds = Object.fromEntries([...project.environments.keys()].map((env) => [env, randomUUID()]))
         const then = pastFeature(past, projectId, featureName)
         const meta = metaOf(deps, req)
-        const command = { type: 'feature.revert' as const, past: then, pastEventId: past.lastId, newStrategyIds, tags: buildTagWorld(deps.registry), meta }
+        const command = { type: 'feature.revert' as const, past: then, pastEventId: past.lastId, newStrategyIds, meta }
         // A tag deleted since is created again before the flag carries it.
-        await deps.dispatcher.together([{ projectId, command }], [{ type: 'tags.ensure', tags: then.tags, meta }], { instanceFirst: true })
+        await deps.commands.together([{ projectId, command }], [{ type: 'tags.ensure', tags: then.tags, meta }], { instanceFirst: true })
         return json(view(projectId, featureName, req))
       },
     },

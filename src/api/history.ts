@@ -38,7 +38,7 @@ export const pastWorld = (deps: ApiDeps, req: Request): PastWorld | undefined =>
 
 // The state just after event `id`; a 400 naming `field` when the log holds no such event yet.
 export const worldAfter = (deps: ApiDeps, id: number, field: string): PastWorld => {
-  const newest = deps.registry.lastCommittedId
+  const newest = deps.reads.lastId
   if (id > newest) throw badData(`"${field}": there is no event ${id}; the newest is ${newest}`)
   return worldAt(deps.log, { id })
 }

@@ -28,7 +28,7 @@ export const lifecycleRoutes = (deps: ApiDeps): Route[] => [
     docs: { body: completeFeatureSchema },
     handler: async (req) => {
       const input = parse(completeFeatureSchema, req.body)
-      await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.complete', feature: req.params.featureName, input, meta: metaOf(deps, req) })
+      await deps.commands.toProject(req.params.projectId, { type: 'feature.complete', feature: req.params.featureName, input, meta: metaOf(deps, req) })
       return empty(200)
     },
   },
@@ -38,7 +38,7 @@ export const lifecycleRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: 'UPDATE_FEATURE',
     handler: async (req) => {
-      await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.uncomplete', feature: req.params.featureName, meta: metaOf(deps, req) })
+      await deps.commands.toProject(req.params.projectId, { type: 'feature.uncomplete', feature: req.params.featureName, meta: metaOf(deps, req) })
       return empty(200)
     },
   },
@@ -51,7 +51,7 @@ export const lifecycleRoutes = (deps: ApiDeps): Route[] => [
     docs: { body: staleFeaturesSchema },
     handler: async (req) => {
       const { features, stale } = parse(staleFeaturesSchema, req.body)
-      await deps.dispatcher.toProject(req.params.projectId, { type: 'feature.setStale', names: features, stale, meta: metaOf(deps, req) })
+      await deps.commands.toProject(req.params.projectId, { type: 'feature.setStale', names: features, stale, meta: metaOf(deps, req) })
       return empty(202)
     },
   },

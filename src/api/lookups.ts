@@ -8,13 +8,13 @@ import { viewerKey } from './viewer.js'
 import { flagSeenKey } from '../read/seen-times.js'
 
 export const committedProject = (deps: ApiDeps, projectId: string): ProjectState => {
-  const project = deps.registry.committedProjects.get(projectId)
+  const project = deps.reads.projects.get(projectId)
   if (!project) throw notFound(`Project ${projectId} does not exist`)
   return project
 }
 
-export const committedEnvironment = (deps: Pick<ApiDeps, 'registry'>, name: string): Environment => {
-  const environment = deps.registry.committedInstance.environments.get(name)
+export const committedEnvironment = (deps: Pick<ApiDeps, 'reads'>, name: string): Environment => {
+  const environment = deps.reads.instance.environments.get(name)
   if (!environment) throw notFound(`Could not find environment with name: ${name}`)
   return environment
 }
@@ -26,7 +26,7 @@ export const committedFeature = (deps: ApiDeps, projectId: string, featureName: 
 }
 
 export const locateFeature = (deps: ApiDeps, featureName: string): Feature | undefined => {
-  for (const project of deps.registry.committedProjects.values()) {
+  for (const project of deps.reads.projects.values()) {
     const feature = project.features.get(featureName)
     if (feature) return feature
   }
@@ -34,7 +34,7 @@ export const locateFeature = (deps: ApiDeps, featureName: string): Feature | und
 }
 
 export const viewContext = (deps: ApiDeps, project: ProjectState, req?: Request): AdminViewContext => ({
-  environments: deps.registry.committedInstance.environments,
+  environments: deps.reads.instance.environments,
   lastSeen: (feature, environment) => deps.lastSeen.of(flagSeenKey(feature, environment)),
   childrenOf: childrenIn(project),
   viewer: req && viewerKey(req),
@@ -43,7 +43,7 @@ export const viewContext = (deps: ApiDeps, project: ProjectState, req?: Request)
 
 // Whether an SDK reported evaluating the flag in any environment (its last-seen times).
 export const seenBySdks = (deps: ApiDeps) => (feature: string): boolean => {
-  for (const environment of deps.registry.committedInstance.environments.keys()) if (deps.lastSeen.of(flagSeenKey(feature, environment)) !== null) return true
+  for (const environment of deps.reads.instance.environments.keys()) if (deps.lastSeen.of(flagSeenKey(feature, environment)) !== null) return true
   return false
 }
 

@@ -3,7 +3,7 @@ import { notFound } from '../domain/errors.js'
 import type { Pat } from '../domain/people-state.js'
 import type { Request, Route } from '../http/types.js'
 import { rootRoles, userView } from '../read/people-views.js'
-import { hashPatSecret } from '../read/sessions.js'
+import { hashPatSecret } from '../sign-in/sessions.js'
 import { createPatSchema, createServiceAccountSchema, updateUserSchema } from '../schemas/people.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { callerUserId, numericId, peopleContext } from './people-context.js'
@@ -13,13 +13,13 @@ const patView = ({ secretHash: _hash, ...pat }: Pat) => ({ ...pat, seenAt: null 
 
 // Personal access tokens (a user's own) and service accounts with their tokens: both act as their user.
 export const patRoutes = (deps: ApiDeps): Route[] => {
-  const people = () => deps.registry.committedInstance.people
+  const people = () => deps.reads.instance.people
   const patsOf = (userId: number) => [...people().pats.values()].filter((p) => p.userId === userId).map(patView)
 
   const createPat = async (req: Request, userId: number) => {
     const input = parse(createPatSchema, req.body)
     const secret = `user:${randomBytes(28).toString('hex')}`
-    const [event] = await deps.dispatcher.toInstance({
+    const [event] = await deps.commands.toInstance({
       type: 'pat.create',
       userId,
       description: input.description,
@@ -32,7 +32,7 @@ export const patRoutes = (deps: ApiDeps): Route[] => {
   }
 
   const deletePat = async (req: Request, userId: number, id: number) => {
-    await deps.dispatcher.toInstance({ type: 'pat.delete', userId, id, meta: metaOf(deps, req) })
+    await deps.commands.toInstance({ type: 'pat.delete', userId, id, meta: metaOf(deps, req) })
     return empty(200)
   }
 
@@ -72,7 +72,7 @@ export const patRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: createServiceAccountSchema },
       handler: async (req) => {
         const input = parse(createServiceAccountSchema, req.body)
-        const [event] = await deps.dispatcher.toInstance({ type: 'serviceAccount.create', input, meta: metaOf(deps, req) })
+        const [event] = await deps.commands.toInstance({ type: 'serviceAccount.create', input, meta: metaOf(deps, req) })
         return json(serviceAccountView(event.data.id), 201)
       },
     },
@@ -85,7 +85,7 @@ export const patRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: updateUserSchema },
       handler: async (req) => {
         const id = numericId(req.params.id, 'id')
-        await deps.dispatcher.toInstance({ type: 'serviceAccount.update', id, input: parse(updateUserSchema, req.body), meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'serviceAccount.update', id, input: parse(updateUserSchema, req.body), meta: metaOf(deps, req) })
         return json(serviceAccountView(id))
       },
     },
@@ -95,7 +95,7 @@ export const patRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'ADMIN',
       handler: async (req) => {
-        await deps.dispatcher.toInstance({ type: 'serviceAccount.delete', id: numericId(req.params.id, 'id'), meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'serviceAccount.delete', id: numericId(req.params.id, 'id'), meta: metaOf(deps, req) })
         return empty(200)
       },
     },

@@ -4,7 +4,7 @@ import type { PeopleViewContext } from '../read/people-views.js'
 import type { ApiDeps } from './deps.js'
 
 export const peopleContext = (deps: ApiDeps): PeopleViewContext => ({
-  people: deps.registry.committedInstance.people,
+  people: deps.reads.instance.people,
   activity: (id) => deps.activity.of(id),
   publicUrl: deps.config.publicUrl,
   now: deps.clock,

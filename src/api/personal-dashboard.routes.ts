@@ -13,11 +13,11 @@ const latestEventCount = 10
 // The page Unleash's UI opens after sign-in. It is a user's own: an API token has none (400).
 export const personalDashboardRoutes = (deps: ApiDeps, insights: ProjectInsights): Route[] => {
   const context = (req: Request): DashboardContext => {
-    const instance = deps.registry.committedInstance
+    const instance = deps.reads.instance
     const groupMembers = (id: number) => instance.people.groups.get(id)?.users.map((m) => m.userId) ?? []
     return {
       people: instance.people,
-      projects: deps.registry.committedProjects,
+      projects: deps.reads.projects,
       userId: callerUserId(req),
       lifetimes: lifetimesOf(instance.featureTypes),
       now: deps.clock(),

@@ -95,7 +95,7 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
         const projects = input.projects
         const inScope = projects === '*' ? () => true : (project: string) => projects.includes(project)
         let flags = 0
-        for (const project of deps.registry.committedProjects.values()) {
+        for (const project of deps.reads.projects.values()) {
           if (inScope(project.settings.id)) for (const f of project.features.values()) if (!f.archived) flags++
         }
         const total = input.environments.length * flags * contexts.length

@@ -10,7 +10,7 @@ import { committedProject, seenBySdks } from './lookups.js'
 import { viewerKey } from './viewer.js'
 
 export const projectOverviewRoutes = (deps: ApiDeps, insights: ProjectInsights): Route[] => {
-  const groupMembers = (id: number) => deps.registry.committedInstance.people?.groups.get(id)?.users.map((m) => m.userId) ?? []
+  const groupMembers = (id: number) => deps.reads.instance.people?.groups.get(id)?.users.map((m) => m.userId) ?? []
   return [
     {
       method: 'GET',
@@ -21,7 +21,7 @@ export const projectOverviewRoutes = (deps: ApiDeps, insights: ProjectInsights):
         return json(
           projectOverviewView(project, {
             stats: insights.stats(project.settings.id),
-            lifetimes: lifetimesOf(deps.registry.committedInstance.featureTypes),
+            lifetimes: lifetimesOf(deps.reads.instance.featureTypes),
             now: deps.clock(),
             viewer: viewerKey(req),
             members: projectMemberCount(project, groupMembers),
@@ -37,7 +37,7 @@ export const projectOverviewRoutes = (deps: ApiDeps, insights: ProjectInsights):
       docs: { summary: "The project's health, activity, lifecycle and resources", responses: { 200: projectStatusResponse } },
       handler: (req) => {
         const project = committedProject(deps, req.params.projectId)
-        const instance = deps.registry.committedInstance
+        const instance = deps.reads.instance
         const id = project.settings.id
         return json(
           projectStatusView(project, {
@@ -61,7 +61,7 @@ export const projectOverviewRoutes = (deps: ApiDeps, insights: ProjectInsights):
       docs: { summary: "The creators of the project's flags", responses: { 200: flagCreatorsResponse } },
       handler: (req) => {
         const project = committedProject(deps, req.params.projectId)
-        const users = deps.registry.committedInstance.people.users
+        const users = deps.reads.instance.people.users
         const creators = new Map<number, string>()
         for (const feature of project.features.values()) {
           const creator = feature.archived ? undefined : insights.creatorOf(project.settings.id, feature.name)

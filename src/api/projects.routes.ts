@@ -13,8 +13,8 @@ import { projectResponse, projectWithFeaturesResponse, projectsResponse } from '
 
 const freeProjectId = (deps: ApiDeps, name: string): string => {
   const base = slugify(name)
-  if (!deps.registry.project(base)) return base
-  for (let n = 1; ; n++) if (!deps.registry.project(`${base}-${n}`)) return `${base}-${n}`
+  if (!deps.reads.projects.has(base)) return base
+  for (let n = 1; ; n++) if (!deps.reads.projects.has(`${base}-${n}`)) return `${base}-${n}`
 }
 
 export const projectRoutes = (deps: ApiDeps): Route[] => [
@@ -24,7 +24,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     docs: { responses: { 200: projectsResponse } },
     handler: (req) => {
-      const projects = [...deps.registry.committedProjects.values()].map((p) => ({ ...projectSummaryView(p), favorite: isFavoriteOf(p.favoritedBy, viewerKey(req)) }))
+      const projects = [...deps.reads.projects.values()].map((p) => ({ ...projectSummaryView(p), favorite: isFavoriteOf(p.favoritedBy, viewerKey(req)) }))
       projects.sort((a, b) => a.name.localeCompare(b.name))
       return json({ version: 1, projects })
     },
@@ -39,8 +39,8 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     handler: async (req) => {
       const input = parse(createProjectSchema, req.body)
       const id = input.id ?? freeProjectId(deps, input.name)
-      if (deps.registry.project(id)?.getSnapshot().context.state) throw nameExists('A project with this id already exists.')
-      await deps.dispatcher.toProject(id, { type: 'project.create', id, input, meta: metaOf(deps, req) })
+      if (deps.reads.projects.get(id)) throw nameExists('A project with this id already exists.')
+      await deps.commands.toProject(id, { type: 'project.create', id, input, meta: metaOf(deps, req) })
       return json(projectSummaryView(committedProject(deps, id)), 201)
     },
   },
@@ -65,7 +65,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     docs: { body: updateProjectSchema, responses: { 200: projectResponse } },
     handler: async (req) => {
       const input = parse(updateProjectSchema, req.body)
-      await deps.dispatcher.toProject(req.params.projectId, { type: 'project.update', input, meta: metaOf(deps, req) })
+      await deps.commands.toProject(req.params.projectId, { type: 'project.update', input, meta: metaOf(deps, req) })
       return json(projectSummaryView(committedProject(deps, req.params.projectId)))
     },
   },
@@ -76,7 +76,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     permission: 'DELETE_PROJECT',
     docs: { responses: { 200: null } },
     handler: async (req) => {
-      await deps.dispatcher.toProject(req.params.projectId, { type: 'project.delete', meta: metaOf(deps, req) })
+      await deps.commands.toProject(req.params.projectId, { type: 'project.delete', meta: metaOf(deps, req) })
       return empty(200)
     },
   },
@@ -90,7 +90,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     handler: async (req) => {
       const input = parse(projectEnvironmentSchema, req.body)
       const defaultStrategy = input.defaultStrategy ?? null
-      await deps.dispatcher.toProject(req.params.projectId, { type: 'projectEnvironment.add', input, defaultStrategy, meta: metaOf(deps, req) })
+      await deps.commands.toProject(req.params.projectId, { type: 'projectEnvironment.add', input, defaultStrategy, meta: metaOf(deps, req) })
       return empty(200)
     },
   },
@@ -100,7 +100,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     access: 'admin',
     permission: 'UPDATE_PROJECT',
     handler: async (req) => {
-      await deps.dispatcher.toProject(req.params.projectId, {
+      await deps.commands.toProject(req.params.projectId, {
         type: 'projectEnvironment.remove',
         environment: req.params.environment,
         meta: metaOf(deps, req),
@@ -117,7 +117,7 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     docs: { body: createFeatureStrategySchema },
     handler: async (req) => {
       const strategy = parse(createFeatureStrategySchema, req.body)
-      await deps.dispatcher.toProject(req.params.projectId, {
+      await deps.commands.toProject(req.params.projectId, {
         type: 'defaultStrategy.set',
         environment: req.params.environment,
         strategy,

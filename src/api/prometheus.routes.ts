@@ -23,6 +23,8 @@ export interface OpsSources {
   // The SDK streams (read/client-streams.ts).
   streams: { readonly size: number; readonly droppedSlow: number; bufferedBytes(): number }
   featureCount: () => number
+  // Every commit, as the commit pipeline's last step hands it on (actors/commit-pipeline.ts).
+  onCommitted: (listener: (records: readonly unknown[], commitSeconds?: number) => void) => void
 }
 
 type HttpLabels = 'method' | 'route' | 'status'
@@ -102,7 +104,7 @@ const buildRegistry = (deps: ApiDeps, ops: OpsSources): Registry => {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers: [registry],
   })
-  deps.dispatcher.onCommitted((records, commitSeconds) => {
+  ops.onCommitted((records, commitSeconds) => {
     appended.inc(records.length)
     if (commitSeconds !== undefined) commits.observe(commitSeconds)
   })

@@ -55,11 +55,11 @@ const eventQueryDocs: Record<string, string> = {
 const flagInEnvironment = (feature: string, environment: string) => `${feature}\u0000${environment}`
 
 const searchContext = (deps: ApiDeps, req: Request): FeatureSearchContext => {
-  const instance = deps.registry.committedInstance
+  const instance = deps.reads.instance
   let openRequests: Map<string, number[]> | undefined
   const openRequestsByFeature = () => {
     const byKey = new Map<string, number[]>()
-    for (const request of deps.registry.committedChangeRequests.values()) {
+    for (const request of deps.reads.changeRequests.values()) {
       if (!isOpen(request)) continue
       for (const feature of new Set(request.changes.map((c) => c.feature))) {
         if (feature === null) continue

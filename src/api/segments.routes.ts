@@ -1,5 +1,4 @@
 import * as v from 'valibot'
-import { segmentUsage } from '../actors/world.js'
 import { changeRequestRequired } from '../domain/change-request-rules.js'
 import { notFound } from '../domain/errors.js'
 import type { Segment } from '../domain/instance-state.js'
@@ -17,7 +16,7 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
   const usage = (segmentId: number) => {
     const projects = new Set<string>()
     const features = new Set<string>()
-    for (const [projectId, project] of deps.registry.committedProjects) {
+    for (const [projectId, project] of deps.reads.projects) {
       for (const feature of project.features.values()) {
         for (const env of feature.environments.values()) {
           if (env.strategies.some((s) => s.segments.includes(segmentId))) {
@@ -32,25 +31,21 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
   const view = (segment: Segment) => ({ ...segment, ...usage(segment.id) })
   const find = (req: Request) => {
     const { id } = parse(idParams, req.params, 'params')
-    const segment = deps.registry.committedInstance.segments.get(id)
+    const segment = deps.reads.instance.segments.get(id)
     if (!segment) throw notFound(`Could not find segment with id ${id}`)
     return segment
   }
   // SEMANTICS 12: a project's segment goes through a change request when any of the project's
   // environments requires them (updateSegment / deleteSegment changes), unless the caller may skip.
   const requireNoChangeRequest = (req: Request, id: number) => {
-    const project = deps.registry.committedInstance.segments.get(id)?.project
-    const state = project ? deps.registry.project(project)?.getSnapshot().context.state : undefined
+    const project = deps.reads.instance.segments.get(id)?.project
+    const state = project ? deps.reads.projects.get(project) : undefined
     if (!project || !state) return
     const blocked = [...state.environments.values()].find(
       (env) => env.changeRequestsEnabled && req.principal?.can('SKIP_CHANGE_REQUEST', project, env.environment) !== true,
     )
     if (blocked) throw changeRequestRequired()
   }
-  const world = () => ({
-    projectExists: (id: string) => deps.registry.project(id)?.getSnapshot().context.state !== undefined,
-    usedInProjects: segmentUsage(deps.registry),
-  })
 
   return [
     {
@@ -58,7 +53,7 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
       path: '/api/admin/segments',
       access: 'admin',
       docs: { responses: { 200: segmentsResponse } },
-      handler: () => json({ segments: [...deps.registry.committedInstance.segments.values()].map(view) }),
+      handler: () => json({ segments: [...deps.reads.instance.segments.values()].map(view) }),
     },
     {
       method: 'POST',
@@ -69,8 +64,8 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: upsertSegmentSchema, responses: { 201: segmentResponse } },
       handler: async (req) => {
         const input = parse(upsertSegmentSchema, req.body)
-        const [event] = await deps.dispatcher.toInstance({ type: 'segment.create', input, world: world(), meta: metaOf(deps, req) })
-        return { status: 201, body: view(deps.registry.committedInstance.segments.get(event.data.id)!), headers: { location: `segments/${event.data.id}` } }
+        const [event] = await deps.commands.toInstance({ type: 'segment.create', input, meta: metaOf(deps, req) })
+        return { status: 201, body: view(deps.reads.instance.segments.get(event.data.id)!), headers: { location: `segments/${event.data.id}` } }
       },
     },
     { method: 'GET', path: '/api/admin/segments/:id', access: 'admin', docs: { responses: { 200: segmentResponse } }, handler: (req) => json(view(find(req))) },
@@ -85,7 +80,7 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
         const { id } = parse(idParams, req.params, 'params')
         const input = parse(upsertSegmentSchema, req.body)
         requireNoChangeRequest(req, id)
-        await deps.dispatcher.toInstance({ type: 'segment.update', id, input, world: world(), meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'segment.update', id, input, meta: metaOf(deps, req) })
         return empty(204)
       },
     },
@@ -100,7 +95,7 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
         const { id } = parse(idParams, req.params, 'params')
         // Unleash answers a segment in use with a bare 409; ours carries the error body saying why.
         requireNoChangeRequest(req, id)
-        await deps.dispatcher.toInstance({ type: 'segment.delete', id, world: world(), meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'segment.delete', id, meta: metaOf(deps, req) })
         return empty(204)
       },
     },
@@ -112,7 +107,7 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
       handler: (req) => {
         const segment = find(req)
         const strategies = []
-        for (const [projectId, project] of deps.registry.committedProjects) {
+        for (const [projectId, project] of deps.reads.projects) {
           for (const feature of project.features.values()) {
             for (const [environment, env] of feature.environments) {
               for (const s of env.strategies) {

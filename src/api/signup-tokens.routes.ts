@@ -10,7 +10,7 @@ import { peopleContext } from './people-context.js'
 import { parse } from './parse.js'
 
 export const signupTokenRoutes = (deps: ApiDeps): Route[] => {
-  const tokens = () => deps.registry.committedInstance.people.signupTokens
+  const tokens = () => deps.reads.instance.people.signupTokens
   const find = (secret: string) => {
     const token = tokens().get(secret)
     if (!token) throw notFound('Could not find the signup token')
@@ -36,7 +36,7 @@ export const signupTokenRoutes = (deps: ApiDeps): Route[] => {
       handler: async (req) => {
         const input = parse(createSignupTokenSchema, req.body)
         const secret = randomBytes(16).toString('hex')
-        await deps.dispatcher.toInstance({ type: 'signupToken.create', input, secret, meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'signupToken.create', input, secret, meta: metaOf(deps, req) })
         return { status: 201, body: view(secret), headers: { location: `tokens/${secret}` } }
       },
     },
@@ -50,7 +50,7 @@ export const signupTokenRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: updateSignupTokenSchema },
       handler: async (req) => {
         const input = parse(updateSignupTokenSchema, req.body)
-        await deps.dispatcher.toInstance({ type: 'signupToken.update', secret: req.params.token, input, meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'signupToken.update', secret: req.params.token, input, meta: metaOf(deps, req) })
         return json(view(req.params.token))
       },
     },
@@ -74,14 +74,14 @@ export const signupTokenRoutes = (deps: ApiDeps): Route[] => {
         const input = parse(signupSchema, req.body)
         checkPasswordStrength(input.password)
         const passwordHash = await hashPassword(input.password)
-        const [created] = await deps.dispatcher.toInstance({
+        const [created] = await deps.commands.toInstance({
           type: 'signupToken.signup',
           secret: req.params.token,
           user: { email: input.email, name: input.name, username: input.username },
           passwordHash,
           meta: { now: deps.clock().toISOString(), actor: { name: 'unleash_system_user', userId: -1337 } },
         })
-        const user = deps.registry.committedInstance.people.users.get(created.data.id)!
+        const user = deps.reads.instance.people.users.get(created.data.id)!
         return json(userView(user, peopleContext(deps)), 201)
       },
     },

@@ -3,7 +3,6 @@ import { badData, forbidden, notFound } from '../domain/errors.js'
 import { applyJsonPatch, PatchError } from '../domain/json-patch.js'
 import { orderedStrategies } from '../domain/strategies.js'
 import { validateConstraint } from '../domain/constraints.js'
-import { buildWorld } from '../actors/world.js'
 import type { Request, Route } from '../http/types.js'
 import { strategyView } from '../read/admin-views.js'
 import { jsonPatchSchema, strategySortOrderSchema, updateFeatureStrategySchema } from '../schemas/features.js'
@@ -24,7 +23,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
   }
 
   const belongsElsewhere = (projectId: string, strategyId: string): boolean => {
-    for (const feature of deps.registry.committedProjects.get(projectId)?.features.values() ?? []) {
+    for (const feature of deps.reads.projects.get(projectId)?.features.values() ?? []) {
       for (const env of feature.environments.values()) if (env.strategies.some((s) => s.id === strategyId)) return true
     }
     return false
@@ -47,7 +46,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
   }
 
   const update = async (req: Request, input: ReturnType<typeof parse<typeof updateFeatureStrategySchema>>) => {
-    await deps.dispatcher.toProject(req.params.projectId, {
+    await deps.commands.toProject(req.params.projectId, {
       type: 'strategy.update',
       feature: req.params.featureName,
       environment: req.params.environment,
@@ -67,7 +66,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
       body: true,
       docs: { summary: 'Check a constraint as a strategy would be checked', body: constraintSchema, responses: { 204: null } },
       handler: (req) => {
-        const error = validateConstraint(parse(constraintSchema, req.body), buildWorld(deps.registry))
+        const error = validateConstraint(parse(constraintSchema, req.body), deps.reads.world())
         if (error) throw error
         return empty(204)
       },
@@ -92,7 +91,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
       handler: async (req) => {
         const input = parse(createFeatureStrategySchema, req.body)
         const id = randomUUID()
-        await deps.dispatcher.toProject(req.params.projectId, {
+        await deps.commands.toProject(req.params.projectId, {
           type: 'strategy.add',
           feature: req.params.featureName,
           environment: req.params.environment,
@@ -112,7 +111,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: strategySortOrderSchema, responses: { 200: null } },
       handler: async (req) => {
         const order = parse(strategySortOrderSchema, req.body)
-        await deps.dispatcher.toProject(req.params.projectId, {
+        await deps.commands.toProject(req.params.projectId, {
           type: 'strategy.reorder',
           feature: req.params.featureName,
           environment: req.params.environment,
@@ -167,7 +166,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
       permission: 'DELETE_FEATURE_STRATEGY',
       docs: { responses: { 200: null } },
       handler: async (req) => {
-        await deps.dispatcher.toProject(req.params.projectId, {
+        await deps.commands.toProject(req.params.projectId, {
           type: 'strategy.delete',
           feature: req.params.featureName,
           environment: req.params.environment,

@@ -1,4 +1,4 @@
-import { strategyTypeInUse } from '../actors/world.js'
+import { strategyTypeInUse } from '../domain/usage.js'
 import { notFound } from '../domain/errors.js'
 import type { StrategyType } from '../domain/instance-state.js'
 import type { Request, Route } from '../http/types.js'
@@ -10,12 +10,12 @@ const view = ({ builtIn: _builtIn, ...type }: StrategyType) => type
 
 export const strategyTypeRoutes = (deps: ApiDeps): Route[] => {
   const find = (name: string) => {
-    const type = deps.registry.committedInstance.strategyTypes.get(name)
+    const type = deps.reads.instance.strategyTypes.get(name)
     if (!type) throw notFound(`Could not find strategy type with name ${name}`)
     return type
   }
   const deprecate = (deprecated: boolean) => async (req: Request) => {
-    await deps.dispatcher.toInstance({ type: 'strategyType.deprecate', name: req.params.name, deprecated, meta: metaOf(deps, req) })
+    await deps.commands.toInstance({ type: 'strategyType.deprecate', name: req.params.name, deprecated, meta: metaOf(deps, req) })
     return empty(200)
   }
   return [
@@ -23,7 +23,7 @@ export const strategyTypeRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: '/api/admin/strategies',
       access: 'admin',
-      handler: () => json({ version: 1, strategies: [...deps.registry.committedInstance.strategyTypes.values()].map(view) }),
+      handler: () => json({ version: 1, strategies: [...deps.reads.instance.strategyTypes.values()].map(view) }),
     },
     {
       method: 'POST',
@@ -34,7 +34,7 @@ export const strategyTypeRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: upsertStrategyTypeSchema },
       handler: async (req) => {
         const input = parse(upsertStrategyTypeSchema, req.body)
-        await deps.dispatcher.toInstance({ type: 'strategyType.create', input, meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'strategyType.create', input, meta: metaOf(deps, req) })
         return json(view(find(input.name)), 201)
       },
     },
@@ -48,7 +48,7 @@ export const strategyTypeRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: updateStrategyTypeSchema },
       handler: async (req) => {
         const input = parse(updateStrategyTypeSchema, req.body)
-        await deps.dispatcher.toInstance({ type: 'strategyType.update', name: req.params.name, input, meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'strategyType.update', name: req.params.name, input, meta: metaOf(deps, req) })
         return json(view(find(req.params.name)))
       },
     },
@@ -58,8 +58,8 @@ export const strategyTypeRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'DELETE_STRATEGY',
       handler: async (req) => {
-        const inUse = strategyTypeInUse(deps.registry)(req.params.name)
-        await deps.dispatcher.toInstance({ type: 'strategyType.delete', name: req.params.name, inUse, meta: metaOf(deps, req) })
+        const inUse = strategyTypeInUse(deps.reads.projects, req.params.name)
+        await deps.commands.toInstance({ type: 'strategyType.delete', name: req.params.name, inUse, meta: metaOf(deps, req) })
         return empty(200)
       },
     },

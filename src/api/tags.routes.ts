@@ -1,4 +1,4 @@
-import { buildTagWorld, flagsCarryingTag, projectsUsingTagType } from '../actors/tag-world.js'
+import { flagsCarryingTag, projectsUsingTagType } from '../domain/usage.js'
 import { nameExists, notFound } from '../domain/errors.js'
 import type { Feature } from '../domain/project-state.js'
 import { tagTypeNotFound } from '../domain/tag-types.js'
@@ -17,7 +17,7 @@ const tagView = (t: { type: string; value: string }) => ({ value: t.value, type:
 
 export const tagRoutes = (deps: ApiDeps): Route[] => {
   const tagType = (name: string) => {
-    const found = deps.registry.committedInstance.tagTypes.get(name)
+    const found = deps.reads.instance.tagTypes.get(name)
     if (!found) throw tagTypeNotFound(name)
     return found
   }
@@ -35,12 +35,12 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
   const tagsOf = (name: string) => ({ version: 1, tags: feature(name).tags.map(tagView) })
   // A tagging command, with the tags it adds created first when new (Unleash's tag-created), in one append.
   const tagging = (projectId: string, command: ProjectCommandInput, added: readonly Tag[]) =>
-    deps.dispatcher.together([{ projectId, command }], added.length > 0 ? [{ type: 'tags.ensure', tags: [...added], meta: command.meta }] : [], { instanceFirst: true })
+    deps.commands.together([{ projectId, command }], added.length > 0 ? [{ type: 'tags.ensure', tags: [...added], meta: command.meta }] : [], { instanceFirst: true })
   // Tags created on their own and those flags carry, each once, by type and value.
   const allTags = () => {
     const seen = new Map<string, { type: string; value: string }>()
-    for (const tag of deps.registry.committedInstance.tags.values()) seen.set(`${tag.type}\u0000${tag.value}`, tagView(tag))
-    for (const project of deps.registry.committedProjects.values()) {
+    for (const tag of deps.reads.instance.tags.values()) seen.set(`${tag.type}\u0000${tag.value}`, tagView(tag))
+    for (const project of deps.reads.projects.values()) {
       for (const f of project.features.values()) for (const t of f.tags) seen.set(`${t.type}\u0000${t.value}`, tagView(t))
     }
     return [...seen.values()].sort((a, b) => a.type.localeCompare(b.type) || a.value.localeCompare(b.value))
@@ -51,7 +51,7 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       method: 'GET',
       path: '/api/admin/tag-types',
       access: 'admin',
-      handler: () => json({ version: 1, tagTypes: [...deps.registry.committedInstance.tagTypes.values()].sort((a, b) => a.name.localeCompare(b.name)) }),
+      handler: () => json({ version: 1, tagTypes: [...deps.reads.instance.tagTypes.values()].sort((a, b) => a.name.localeCompare(b.name)) }),
     },
     {
       method: 'POST',
@@ -62,7 +62,7 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: tagTypeSchema },
       handler: async (req) => {
         const input = parse(tagTypeSchema, req.body)
-        await deps.dispatcher.toInstance({ type: 'tagType.create', input, meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'tagType.create', input, meta: metaOf(deps, req) })
         return { status: 201, body: tagType(input.name), headers: { location: `tag-types/${input.name}` } }
       },
     },
@@ -74,7 +74,7 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: tagTypeSchema },
       handler: (req) => {
         const input = parse(tagTypeSchema, req.body)
-        if (deps.registry.decidedInstance().tagTypes.has(input.name)) throw nameExists(`There already exists a tag-type with the name ${input.name}`)
+        if (deps.reads.instance.tagTypes.has(input.name)) throw nameExists(`There already exists a tag-type with the name ${input.name}`)
         return json({ valid: true, tagType: input })
       },
     },
@@ -88,7 +88,7 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: updateTagTypeSchema },
       handler: async (req) => {
         const input = parse(updateTagTypeSchema, req.body)
-        await deps.dispatcher.toInstance({ type: 'tagType.update', name: req.params.name, input, meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'tagType.update', name: req.params.name, input, meta: metaOf(deps, req) })
         return empty(200)
       },
     },
@@ -101,11 +101,11 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
         const name = req.params.name
         tagType(name)
         // Unleash cascades: the type's tags leave every flag. One untagging command per project, then the type.
-        for (const project of projectsUsingTagType(deps.registry, name)) {
-          await deps.dispatcher.toProject(project, { type: 'tags.dropType', tagType: name, meta: metaOf(deps, req) })
+        for (const project of projectsUsingTagType(deps.reads.projects, name)) {
+          await deps.commands.toProject(project, { type: 'tags.dropType', tagType: name, meta: metaOf(deps, req) })
         }
-        const inUse = projectsUsingTagType(deps.registry, name).length > 0
-        await deps.dispatcher.toInstance({ type: 'tagType.delete', name, inUse, meta: metaOf(deps, req) })
+        const inUse = projectsUsingTagType(deps.reads.projects, name).length > 0
+        await deps.commands.toInstance({ type: 'tagType.delete', name, inUse, meta: metaOf(deps, req) })
         return empty(200)
       },
     },
@@ -118,8 +118,8 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: featureTagSchema },
       handler: async (req) => {
         const tag = parse(featureTagSchema, req.body)
-        const carried = flagsCarryingTag(deps.registry, tag).length > 0
-        await deps.dispatcher.toInstance({ type: 'tag.create', tag, carried, meta: metaOf(deps, req) })
+        const carried = flagsCarryingTag(deps.reads.projects, tag).length > 0
+        await deps.commands.toInstance({ type: 'tag.create', tag, carried, meta: metaOf(deps, req) })
         return { status: 201, body: { version: 1, tag: tagView(tag) }, headers: { location: `tags/${tag.type}/${tag.value}` } }
       },
     },
@@ -131,12 +131,12 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       handler: async (req) => {
         const tag = { type: req.params.type, value: req.params.value }
         // Unleash deletes the tag and every flag's use of it: here in one append.
-        const carrying = flagsCarryingTag(deps.registry, tag)
+        const carrying = flagsCarryingTag(deps.reads.projects, tag)
         const meta = metaOf(deps, req)
-        await deps.dispatcher.together(
+        await deps.commands.together(
           carrying.map(({ projectId, features }) => ({
             projectId,
-            command: { type: 'tags.bulkUpdate', features, changes: { added: [], removed: [tag] }, tags: buildTagWorld(deps.registry), meta },
+            command: { type: 'tags.bulkUpdate', features, changes: { added: [], removed: [tag] }, meta },
           })),
           [{ type: 'tag.delete', tag, carried: carrying.length > 0, meta }],
         )
@@ -165,7 +165,7 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       handler: async (req) => {
         const found = writable(req)
         const tag = parse(featureTagSchema, req.body)
-        await tagging(found.project, { type: 'tag.add', feature: found.name, tag, tags: buildTagWorld(deps.registry), meta: metaOf(deps, req) }, [tag])
+        await tagging(found.project, { type: 'tag.add', feature: found.name, tag, meta: metaOf(deps, req) }, [tag])
         return json(tagView(tag), 201)
       },
     },
@@ -180,7 +180,7 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
         const body = parse(updateFeatureTagsSchema, req.body)
         const update = Array.isArray(body) ? { set: body } : { changes: { added: body.addedTags, removed: body.removedTags } }
         const added = Array.isArray(body) ? body : body.addedTags
-        await tagging(found.project, { type: 'tags.update', feature: found.name, update, tags: buildTagWorld(deps.registry), meta: metaOf(deps, req) }, added)
+        await tagging(found.project, { type: 'tags.update', feature: found.name, update, meta: metaOf(deps, req) }, added)
         return json(tagsOf(found.name))
       },
     },
@@ -190,11 +190,10 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       handler: async (req) => {
         const found = writable(req)
-        await deps.dispatcher.toProject(found.project, {
+        await deps.commands.toProject(found.project, {
           type: 'tag.remove',
           feature: found.name,
           tag: { type: req.params.type, value: req.params.value },
-          tags: buildTagWorld(deps.registry),
           meta: metaOf(deps, req),
         })
         return empty(200)
@@ -210,7 +209,7 @@ export const tagRoutes = (deps: ApiDeps): Route[] => {
       handler: async (req) => {
         const input = parse(bulkTagsSchema, req.body)
         const changes = { added: input.tags.addedTags, removed: input.tags.removedTags }
-        const command = { type: 'tags.bulkUpdate' as const, features: input.features, changes, tags: buildTagWorld(deps.registry), meta: metaOf(deps, req) }
+        const command = { type: 'tags.bulkUpdate' as const, features: input.features, changes, meta: metaOf(deps, req) }
         await tagging(req.params.projectId, command, changes.added)
         return empty(200)
       },

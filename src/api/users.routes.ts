@@ -5,7 +5,7 @@ import type { Request, Route } from '../http/types.js'
 import { permissionList } from '../read/permissions.js'
 import { profileView, rootRoles, userView } from '../read/people-views.js'
 import { createUserSchema, loginSchema, passwordSchema, splashIdSchema, updateUserSchema } from '../schemas/people.js'
-import { LoginThrottle } from '../read/login-throttle.js'
+import { LoginThrottle } from '../sign-in/login-throttle.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { checkPasswordStrength, hashPassword, verifyPassword } from './passwords.js'
 import { callerUserId, numericId, peopleContext } from './people-context.js'
@@ -23,7 +23,7 @@ const cookieAttributes = (deps: ApiDeps, req: Request): string => {
 
 export const userRoutes = (deps: ApiDeps): Route[] => {
   const throttle = new LoginThrottle({ perAccount: deps.config.loginMaxFailuresPerMinute, perAddress: deps.config.loginMaxFailuresPerMinute * 10 })
-  const people = () => deps.registry.committedInstance.people
+  const people = () => deps.reads.instance.people
   const findUser = (id: number) => {
     const user = people().users.get(id)
     if (!user || user.deleted || user.accountType !== 'User') throw notFound(`Could not find user with id ${id}`)
@@ -34,7 +34,7 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
 
   const setPassword = async (req: Request, userId: number, password: string) => {
     checkPasswordStrength(password)
-    await deps.dispatcher.toInstance({ type: 'user.setPassword', id: userId, passwordHash: await hashPassword(password), meta: metaOf(deps, req) })
+    await deps.commands.toInstance({ type: 'user.setPassword', id: userId, passwordHash: await hashPassword(password), meta: metaOf(deps, req) })
   }
 
   const currentUser = (req: Request) => {
@@ -43,9 +43,9 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       return { user: { id: null, username: principal.name, isAPI: true, rootRole: 1, permissions: [] }, permissions: [{ permission: 'ADMIN' }], feedback: [], splash: {} }
     }
     const permissions = permissionList(
-      { people, project: (id) => deps.registry.committedProjects.get(id) },
+      { people, project: (id) => deps.reads.projects.get(id) },
       principal.userId,
-      [...deps.registry.committedProjects.keys()],
+      [...deps.reads.projects.keys()],
     )
     const splash = Object.fromEntries((deps.activity.of(principal.userId).splash ?? []).map((id) => [id, true]))
     return { user: view(principal.userId), permissions, feedback: [], splash }
@@ -100,7 +100,7 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
         const input = parse(createUserSchema, req.body)
         if (input.password !== undefined) checkPasswordStrength(input.password)
         const passwordHash = input.password === undefined ? null : await hashPassword(input.password)
-        const [event] = await deps.dispatcher.toInstance({ type: 'user.create', input: { ...input, password: undefined }, passwordHash, meta: metaOf(deps, req) })
+        const [event] = await deps.commands.toInstance({ type: 'user.create', input: { ...input, password: undefined }, passwordHash, meta: metaOf(deps, req) })
         return json({ ...view(event.data.id), inviteLink: `${deps.config.publicUrl}/login`, emailSent: false }, 201)
       },
     },
@@ -115,7 +115,7 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       handler: async (req) => {
         const id = numericId(req.params.id, 'id')
         const input = parse(updateUserSchema, req.body)
-        await deps.dispatcher.toInstance({ type: 'user.update', id, input, meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'user.update', id, input, meta: metaOf(deps, req) })
         return json(view(id))
       },
     },
@@ -126,7 +126,7 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       permission: 'ADMIN',
       handler: async (req) => {
         const id = numericId(req.params.id, 'id')
-        await deps.dispatcher.toInstance({ type: 'user.delete', id, meta: metaOf(deps, req) })
+        await deps.commands.toInstance({ type: 'user.delete', id, meta: metaOf(deps, req) })
         await deps.sessions.destroyAllOf(id)
         return empty(200)
       },
@@ -168,7 +168,7 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
       handler: (req) => {
         const user = people().users.get(callerUserId(req))
         if (!user || user.deleted) throw notFound('Could not find the signed-in user')
-        return json(profileView(user, people(), deps.registry.committedProjects.values(), user.passwordHash !== null))
+        return json(profileView(user, people(), deps.reads.projects.values(), user.passwordHash !== null))
       },
     },
     {

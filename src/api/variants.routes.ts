@@ -29,7 +29,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
     return env.variants
   }
   const write = async (req: Request, variants: FeatureVariant[]) => {
-    await deps.dispatcher.toProject(req.params.projectId, {
+    await deps.commands.toProject(req.params.projectId, {
       type: 'variants.set',
       feature: req.params.featureName,
       environments: [req.params.environment],
@@ -40,9 +40,9 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
   }
   // Legacy flag-level variants (SEMANTICS 3.5): read from the first production environment, written to all.
   const legacy = (req: Request) =>
-    legacyVariantsOf(committedFeature(deps, req.params.projectId, req.params.featureName), deps.registry.committedInstance.environments)
+    legacyVariantsOf(committedFeature(deps, req.params.projectId, req.params.featureName), deps.reads.instance.environments)
   const writeLegacy = async (req: Request, variants: FeatureVariant[]) => {
-    await deps.dispatcher.toProject(req.params.projectId, {
+    await deps.commands.toProject(req.params.projectId, {
       type: 'variants.setLegacy',
       feature: req.params.featureName,
       variants,
@@ -85,7 +85,7 @@ export const variantRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: variantsBatchSchema, responses: { 200: variantsResponse } },
       handler: async (req) => {
         const input = parse(variantsBatchSchema, req.body)
-        await deps.dispatcher.toProject(req.params.projectId, {
+        await deps.commands.toProject(req.params.projectId, {
           type: 'variants.set',
           feature: req.params.featureName,
           environments: input.environments,

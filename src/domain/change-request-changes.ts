@@ -71,7 +71,6 @@ export const stepsFor = (
   request: ChangeRequest,
   meta: CommandMeta,
   ids: ApplyIds,
-  segmentWorld: SegmentWorld,
 ): { project: ProjectStep[]; instance: InstanceCommand[] } => {
   const project: ProjectStep[] = []
   const instance: InstanceCommand[] = []
@@ -111,11 +110,11 @@ export const stepsFor = (
         break
       case 'updateSegment': {
         const { id, ...input } = payload
-        instance.push({ type: 'segment.update', id, input: input as any, world: segmentWorld, meta })
+        instance.push({ type: 'segment.update', id, input: input as any, meta })
         break
       }
       case 'deleteSegment':
-        instance.push({ type: 'segment.delete', id: payload.id, world: segmentWorld, meta })
+        instance.push({ type: 'segment.delete', id: payload.id, meta })
         break
     }
   }

@@ -34,12 +34,12 @@ export type InstanceCommand =
   | { type: 'environment.toggle'; name: string; enabled: boolean; meta: CommandMeta }
   | { type: 'environment.delete'; name: string; meta: CommandMeta }
   | { type: 'application.register'; input: ClientRegister; meta: CommandMeta }
-  | { type: 'apiToken.create'; input: CreateApiToken; random: string; world: ApiTokenWorld; meta: CommandMeta }
+  | { type: 'apiToken.create'; input: CreateApiToken; random: string; meta: CommandMeta }
   | { type: 'apiToken.update'; secretHash: string; expiresAt: string; meta: CommandMeta }
   | { type: 'apiToken.delete'; secretHash: string; meta: CommandMeta }
-  | { type: 'segment.create'; input: UpsertSegment; world: SegmentWorld; meta: CommandMeta }
-  | { type: 'segment.update'; id: number; input: UpsertSegment; world: SegmentWorld; meta: CommandMeta }
-  | { type: 'segment.delete'; id: number; world: SegmentWorld; meta: CommandMeta }
+  | { type: 'segment.create'; input: UpsertSegment; meta: CommandMeta }
+  | { type: 'segment.update'; id: number; input: UpsertSegment; meta: CommandMeta }
+  | { type: 'segment.delete'; id: number; meta: CommandMeta }
   | { type: 'strategyType.create'; input: UpsertStrategyType; meta: CommandMeta }
   | { type: 'strategyType.update'; name: string; input: UpsertStrategyType; meta: CommandMeta }
   | { type: 'strategyType.delete'; name: string; inUse: boolean; meta: CommandMeta }
@@ -57,7 +57,11 @@ export type InstanceCommand =
   | { type: 'import.prepare'; tagTypes: TagType[]; contextFields: UpsertContextField[]; tags: Tag[]; meta: CommandMeta }
   | { type: 'tags.ensure'; tags: Tag[]; meta: CommandMeta }
 
-export const decideInstance = (state: InstanceState, command: InstanceCommand): Result<EventDraft[]> => {
+// What instance decisions read of the projects: the instance actor reads it when it decides, so that
+// no command carries a view of the world taken before it waited its turn.
+export type InstanceWorld = ApiTokenWorld & SegmentWorld
+
+export const decideInstance = (state: InstanceState, command: InstanceCommand, world: InstanceWorld): Result<EventDraft[]> => {
   switch (command.type) {
     case 'environment.create':
       return decideCreateEnvironment(state, command.input, command.meta)
@@ -70,17 +74,17 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand): 
     case 'application.register':
       return decideRegisterApplication(state, command.input, command.meta)
     case 'apiToken.create':
-      return decideCreateApiToken(state, command.input, command.random, command.world, command.meta)
+      return decideCreateApiToken(state, command.input, command.random, world, command.meta)
     case 'apiToken.update':
       return decideUpdateApiToken(state, command.secretHash, command.expiresAt, command.meta)
     case 'apiToken.delete':
       return decideDeleteApiToken(state, command.secretHash, command.meta)
     case 'segment.create':
-      return decideCreateSegment(state, command.input, command.world, command.meta)
+      return decideCreateSegment(state, command.input, world, command.meta)
     case 'segment.update':
-      return decideUpdateSegment(state, command.id, command.input, command.world, command.meta)
+      return decideUpdateSegment(state, command.id, command.input, world, command.meta)
     case 'segment.delete':
-      return decideDeleteSegment(state, command.id, command.world, command.meta)
+      return decideDeleteSegment(state, command.id, world, command.meta)
     case 'strategyType.create':
       return decideCreateStrategyType(state, command.input, command.meta)
     case 'strategyType.update':

@@ -1,8 +1,9 @@
-import type { Environment } from './instance-state.js'
+import type { Environment, InstanceState } from './instance-state.js'
 import type { PeopleState } from './people-state.js'
+import type { ProjectState } from './project-state.js'
 
-// What a project's decisions may know of the rest of the instance; dispatch builds it synchronously
-// right before the command, so nothing can change between the look and the decision.
+// What a project's decisions may know of the rest of the instance; the project actor builds it
+// synchronously when it decides, so nothing can change between the look and the decision.
 export interface ProjectWorld {
   environments: ReadonlyMap<string, Environment>
   projectCount: number
@@ -14,3 +15,34 @@ export interface ProjectWorld {
   legalValuesOf: (contextName: string) => ReadonlySet<string> | undefined
   people: PeopleState
 }
+
+// The world over an instance and its projects: as decisions see them (the registry) or as committed
+// (a route's check before it sends a command).
+export const projectWorldOf = (instance: InstanceState, projects: readonly (readonly [string, ProjectState])[]): ProjectWorld => ({
+  environments: instance.environments,
+  projectCount: projects.length,
+  // Asked at every flag creation: the stored flags (archived ones included) are counted per project
+  // first, and only when they reach n are the active ones counted, so creating flags stays O(projects).
+  activeFeaturesAtLeast: (n) => {
+    let stored = 0
+    for (const [, project] of projects) stored += project.features.size
+    if (stored < n) return false
+    let active = 0
+    for (const [, project] of projects) for (const feature of project.features.values()) if (!feature.archived && ++active >= n) return true
+    return false
+  },
+  featureLocation: (name) => {
+    for (const [project, state] of projects) {
+      const feature = state.features.get(name)
+      if (feature) return { project, archived: feature.archived }
+    }
+    return undefined
+  },
+  strategyTypeExists: (name) => instance.strategyTypes.has(name),
+  segment: (id) => instance.segments.get(id),
+  people: instance.people,
+  legalValuesOf: (name) => {
+    const values = instance.contextFields.get(name)?.legalValues ?? []
+    return values.length > 0 ? new Set(values.map((v) => v.value)) : undefined
+  },
+})

@@ -4,7 +4,7 @@ import type { Pat, User } from '../domain/people-state.js'
 import type { ProjectState } from '../domain/project-state.js'
 import type { Authenticator, Principal } from '../http/types.js'
 import { userCan } from './permissions.js'
-import { hashPatSecret, type Sessions } from './sessions.js'
+import { hashPatSecret, type Sessions } from '../sign-in/sessions.js'
 
 export interface AuthSource {
   instance(): InstanceState

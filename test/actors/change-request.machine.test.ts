@@ -1,4 +1,5 @@
 import t from 'tap'
+import { noProjects } from '../../src/actors/instance.machine.js'
 import { initialTransition, transition } from 'xstate'
 import { dueJob } from '../../src/actors/change-request-schedule.js'
 import { changeRequestMachine } from '../../src/actors/change-request.machine.js'
@@ -310,13 +311,13 @@ const scheduledEnv = (nowIso: string, startedAtIso: string) => {
   scenario.createProject('web')
   scenario.createFeature('web', 'checkout')
   const env = {
-    project: { world: () => { throw new Error('no project decision here') }, tags: () => ({ tagTypeExists: () => true, tagExists: () => false }) },
+    project: { world: () => { throw new Error('no project decision here') }, tags: () => ({ tagTypeExists: () => true }), instanceWorld: () => noProjects },
     instance: () => emptyInstance(),
     schedule: {
       everyMs: 100,
       clock: () => new Date(nowMs),
       due: (request: ChangeRequest, now: Date) =>
-        dueJob({ startedAt: Date.parse(startedAtIso), project: (id) => scenario.project(id), instance: () => emptyInstance(), segmentWorld: () => ({ projectExists: () => true, usedInProjects: () => [] }) }, request, now),
+        dueJob({ startedAt: Date.parse(startedAtIso), project: (id) => scenario.project(id), instance: () => emptyInstance() }, request, now),
     },
   }
   return { env, setNow: (iso: string) => (nowMs = Date.parse(iso)) }

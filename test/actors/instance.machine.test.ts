@@ -1,7 +1,7 @@
 import { hashTokenSecret } from '../../src/domain/api-tokens.js'
 import t from 'tap'
 import { initialTransition, transition, type AnyActorRef, type SnapshotFrom } from 'xstate'
-import { instanceMachine } from '../../src/actors/instance.machine.js'
+import { instanceMachine, noProjects } from '../../src/actors/instance.machine.js'
 import { inGlobalOrder, projectsHeldBy } from '../../src/actors/plans.js'
 import type { CommandMeta } from '../../src/domain/events.js'
 import type { InstanceCommand } from '../../src/domain/instance.js'
@@ -43,7 +43,6 @@ t.test('the instance machine decides, evolves and emits', async (t) => {
     type: 'apiToken.create',
     input: { tokenName: 'sdk', type: 'backend' },
     random: 'f'.repeat(56),
-    world,
     meta,
   })
   const [created] = tokenDecisions
@@ -63,7 +62,7 @@ const projectEnv = () => {
   scenario.createProject('web')
   scenario.createProject('mobile')
   scenario.createFeature('web', 'checkout')
-  return { scenario, env: { project: { world: () => scenario.world(), tags: () => ({ tagTypeExists: () => true, tagExists: () => false }) }, otherProjects: () => [] } }
+  return { scenario, env: { project: { world: () => scenario.world(), tags: () => ({ tagTypeExists: () => true }), instanceWorld: () => noProjects }, otherProjects: () => [] } }
 }
 const stubRef = (id: string) => ({ id, send: () => undefined }) as unknown as AnyActorRef
 const actionsOf = (actions: readonly { type: string; params?: unknown }[], type: string) =>

@@ -26,7 +26,7 @@ class Live {
   private pending: EventDraft[] = []
 
   instanceCommand(command: InstanceCommand): void {
-    const events = valueOf(decideInstance(this.instance, command))
+    const events = valueOf(decideInstance(this.instance, command, { projectExists: () => true, usedInProjects: () => [] }))
     this.instance = events.reduce(evolveInstance, this.instance)
     this.pending.push(...events)
   }
@@ -55,7 +55,7 @@ const actual = (recovered: Recovered) => canonical({ instance: recovered.instanc
 const firstHalf = (live: Live) => {
   live.instanceCommand({ type: 'environment.create', input: { name: 'development', type: 'development', enabled: true }, meta })
   live.instanceCommand({ type: 'environment.create', input: { name: 'production', type: 'production', enabled: true }, meta })
-  live.instanceCommand({ type: 'apiToken.create', input: { tokenName: 'sdk', type: 'backend' }, random: 'a'.repeat(56), world: { projectExists: () => true }, meta })
+  live.instanceCommand({ type: 'apiToken.create', input: { tokenName: 'sdk', type: 'backend' }, random: 'a'.repeat(56), meta })
   live.project((s) => {
     s.createProject('default')
     s.createProject('web', { defaultStickiness: 'userId' })
@@ -70,7 +70,7 @@ const firstHalf = (live: Live) => {
 }
 
 const secondHalf = (live: Live) => {
-  live.instanceCommand({ type: 'apiToken.create', input: { tokenName: 'fe', type: 'frontend', environment: 'production' }, random: 'b'.repeat(56), world: { projectExists: () => true }, meta })
+  live.instanceCommand({ type: 'apiToken.create', input: { tokenName: 'fe', type: 'frontend', environment: 'production' }, random: 'b'.repeat(56), meta })
   live.instanceCommand({ type: 'environment.toggle', name: 'development', enabled: false, meta })
   live.project((s) => {
     s.ok('web', { type: 'feature.archive', names: ['search'] })

@@ -264,7 +264,7 @@ t.test('stepsFor: each action is the direct command it stands for, in order, an 
   }
   let n = 0
   const m = meta()
-  const steps = stepsFor(request, m, { newStrategyId: () => `new-${++n}` }, { projectExists: () => true, usedInProjects: () => [] })
+  const steps = stepsFor(request, m, { newStrategyId: () => `new-${++n}` })
   t.same(steps.project.map((c) => c.type), [
     'strategy.add', 'strategy.update', 'strategy.reorder', 'strategy.delete', 'featureEnvironment.toggle', 'variants.set',
     'dependency.add', 'dependency.remove', 'feature.archive',
@@ -279,7 +279,7 @@ t.test('stepsFor: each action is the direct command it stands for, in order, an 
   // Decided as one batch against the project (the way applying does), every command succeeds in order.
   const bypass = { ...meta(), mayBypassChangeRequests: () => true }
   s.ok('web', { type: 'changeRequestConfig.set', environment: 'production', changeRequestsEnabled: true, requiredApprovals: 1 })
-  const projectSteps = stepsFor(request, bypass, { newStrategyId: () => `new-${++n}` }, { projectExists: () => true, usedInProjects: () => [] }).project
+  const projectSteps = stepsFor(request, bypass, { newStrategyId: () => `new-${++n}` }).project
   const batch = { type: 'batch', commands: projectSteps.map((c) => ({ ...c, world: s.world() })), meta: bypass, world: s.world() } as ProjectCommand
   const events = valueOf(decideProject(s.project('web'), batch))
   const types: string[] = typesOf(events)

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { noProjects } from '../../src/actors/instance.machine.js'
 import { decideInstance, evolveInstance } from '../../src/domain/instance.js'
 import { decideProject } from '../../src/domain/project.js'
 import { emptyInstance } from '../../src/domain/instance-state.js'
@@ -113,14 +114,14 @@ t.test('feature types', async (t) => {
   })
   t.test('setting a lifetime emits feature-type-updated; 0 means none; unknown type 404', async (t) => {
     const state = emptyInstance()
-    const events = valueOf(decideInstance(state, { type: 'featureType.setLifetime', id: 'release', lifetimeDays: 10, meta }))
+    const events = valueOf(decideInstance(state, { type: 'featureType.setLifetime', id: 'release', lifetimeDays: 10, meta }, noProjects))
     t.same(typesOf(events), ['feature-type-updated'])
     t.match(events[0], { data: { id: 'release', lifetimeDays: 10 }, preData: { lifetimeDays: 40 } })
     const next = events.reduce(evolveInstance, state)
     t.equal(next.featureTypes.get('release')!.lifetimeDays, 10)
-    const zero = valueOf(decideInstance(next, { type: 'featureType.setLifetime', id: 'release', lifetimeDays: 0, meta }))
+    const zero = valueOf(decideInstance(next, { type: 'featureType.setLifetime', id: 'release', lifetimeDays: 0, meta }, noProjects))
     t.equal(zero.reduce(evolveInstance, next).featureTypes.get('release')!.lifetimeDays, null)
-    t.same(valueOf(decideInstance(state, { type: 'featureType.setLifetime', id: 'release', lifetimeDays: 40, meta })), [], 'unchanged: no event')
-    assertError(t, errorOf(decideInstance(state, { type: 'featureType.setLifetime', id: 'nope', lifetimeDays: 3, meta })), 'NotFoundError', 404)
+    t.same(valueOf(decideInstance(state, { type: 'featureType.setLifetime', id: 'release', lifetimeDays: 40, meta }, noProjects)), [], 'unchanged: no event')
+    assertError(t, errorOf(decideInstance(state, { type: 'featureType.setLifetime', id: 'nope', lifetimeDays: 3, meta }, noProjects)), 'NotFoundError', 404)
   })
 })

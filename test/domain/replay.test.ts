@@ -1,5 +1,6 @@
 import { pack, unpack } from 'msgpackr'
 import t from 'tap'
+import { noProjects } from '../../src/actors/instance.machine.js'
 import type { EventDraft } from '../../src/domain/events.js'
 import { decideInstance, evolveInstance, type InstanceCommand } from '../../src/domain/instance.js'
 import { emptyInstance, type InstanceState } from '../../src/domain/instance-state.js'
@@ -239,7 +240,7 @@ t.test('replaying instance events reproduces the instance', async (t) => {
       () => ({ type: 'apiToken.update', secretHash: r.pick(secrets.length > 0 ? secrets : ['x']), expiresAt: new Date(Date.UTC(2030, 0, 1 + r.int(3))).toISOString(), meta: meta(i) }),
       () => ({ type: 'apiToken.delete', secretHash: r.pick(secrets.length > 0 ? secrets : ['x']), meta: meta(i) }),
     ])()
-    const result = decideInstance(state, command)
+    const result = decideInstance(state, command, noProjects)
     if (!result.ok) continue
     state = result.value.reduce(evolveInstance, state)
     events.push(...result.value)

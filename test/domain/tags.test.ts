@@ -1,4 +1,5 @@
 import t from 'tap'
+import { noProjects } from '../../src/actors/instance.machine.js'
 import * as v from 'valibot'
 import type { TagWorld } from '../../src/domain/feature-tags.js'
 import { decideInstance, evolveInstance } from '../../src/domain/instance.js'
@@ -148,7 +149,7 @@ t.test("events about a flag get the flag's tags as they are after the command (S
 
 t.test('tag types (instance)', async (t) => {
   const apply = (state: InstanceState, command: Parameters<typeof decideInstance>[1]) => {
-    const result = decideInstance(state, command)
+    const result = decideInstance(state, command, noProjects)
     return { result, state: result.ok ? result.value.reduce(evolveInstance, state) : state }
   }
 
@@ -162,33 +163,33 @@ t.test('tag types (instance)', async (t) => {
     t.same(typesOf(valueOf(created.result)), ['tag-type-created'])
     state = created.state
     t.same(state.tagTypes.get('team'), { name: 'team', description: 'Owning team', icon: null })
-    const duplicate = errorOf(decideInstance(state, { type: 'tagType.create', input: v.parse(tagTypeSchema, { name: 'team' }), meta }))
+    const duplicate = errorOf(decideInstance(state, { type: 'tagType.create', input: v.parse(tagTypeSchema, { name: 'team' }), meta }, noProjects))
     assertError(t, duplicate, 'NameExistsError', 409, 'There already exists a tag-type with the name team')
     const updated = apply(state, { type: 'tagType.update', name: 'team', input: { description: 'Team', icon: 'T' }, meta })
     t.match(valueOf(updated.result)[0], { type: 'tag-type-updated', data: { name: 'team', description: 'Team', icon: 'T' }, preData: { description: 'Owning team' } })
     state = updated.state
-    t.same(valueOf(decideInstance(state, { type: 'tagType.update', name: 'team', input: { description: 'Team', icon: 'T' }, meta })), [], 'no change, no event')
-    assertError(t, errorOf(decideInstance(state, { type: 'tagType.update', name: 'nope', input: {}, meta })), 'NotFoundError', 404, 'Tagtype nope could not be found')
+    t.same(valueOf(decideInstance(state, { type: 'tagType.update', name: 'team', input: { description: 'Team', icon: 'T' }, meta }, noProjects)), [], 'no change, no event')
+    assertError(t, errorOf(decideInstance(state, { type: 'tagType.update', name: 'nope', input: {}, meta }, noProjects)), 'NotFoundError', 404, 'Tagtype nope could not be found')
     const deleted = apply(state, { type: 'tagType.delete', name: 'team', inUse: false, meta })
     t.match(valueOf(deleted.result)[0], { type: 'tag-type-deleted', preData: { name: 'team' } })
     t.notOk(deleted.state.tagTypes.has('team'))
-    t.equal(errorOf(decideInstance(updated.state, { type: 'tagType.delete', name: 'team', inUse: true, meta })).kind, 'ConflictError', 'a type still in use is not deleted')
+    t.equal(errorOf(decideInstance(updated.state, { type: 'tagType.delete', name: 'team', inUse: true, meta }, noProjects)).kind, 'ConflictError', 'a type still in use is not deleted')
   })
 })
 
 t.test('tags the instance knows (Unleash\'s tags table)', async (t) => {
   t.test('a tag new to the instance is created once, before a flag carries it', async (t) => {
-    const events = valueOf(decideInstance(emptyInstance(), { type: 'tags.ensure', tags: [tag('simple', 'aa'), tag('simple', 'aa'), tag('simple', 'bb')], meta }))
+    const events = valueOf(decideInstance(emptyInstance(), { type: 'tags.ensure', tags: [tag('simple', 'aa'), tag('simple', 'aa'), tag('simple', 'bb')], meta }, noProjects))
     t.same(events.map((e) => [e.type, e.data]), [['tag-created', tag('simple', 'aa')], ['tag-created', tag('simple', 'bb')]])
     const state = events.reduce(evolveInstance, emptyInstance())
-    t.same(valueOf(decideInstance(state, { type: 'tags.ensure', tags: [tag('simple', 'aa')], meta })), [], 'a known tag is not created again')
-    assertError(t, errorOf(decideInstance(state, { type: 'tags.ensure', tags: [tag('team', 'aa')], meta })), 'BadDataError', 400, "Tag type 'team' does not exist")
+    t.same(valueOf(decideInstance(state, { type: 'tags.ensure', tags: [tag('simple', 'aa')], meta }, noProjects)), [], 'a known tag is not created again')
+    assertError(t, errorOf(decideInstance(state, { type: 'tags.ensure', tags: [tag('team', 'aa')], meta }, noProjects)), 'BadDataError', 400, "Tag type 'team' does not exist")
   })
 
   t.test('deleting a tag type deletes its tags', async (t) => {
-    let state = valueOf(decideInstance(emptyInstance(), { type: 'tagType.create', input: v.parse(tagTypeSchema, { name: 'team' }), meta })).reduce(evolveInstance, emptyInstance())
-    state = valueOf(decideInstance(state, { type: 'tags.ensure', tags: [tag('team', 'aa'), tag('simple', 'bb')], meta })).reduce(evolveInstance, state)
-    state = valueOf(decideInstance(state, { type: 'tagType.delete', name: 'team', inUse: false, meta })).reduce(evolveInstance, state)
+    let state = valueOf(decideInstance(emptyInstance(), { type: 'tagType.create', input: v.parse(tagTypeSchema, { name: 'team' }), meta }, noProjects)).reduce(evolveInstance, emptyInstance())
+    state = valueOf(decideInstance(state, { type: 'tags.ensure', tags: [tag('team', 'aa'), tag('simple', 'bb')], meta }, noProjects)).reduce(evolveInstance, state)
+    state = valueOf(decideInstance(state, { type: 'tagType.delete', name: 'team', inUse: false, meta }, noProjects)).reduce(evolveInstance, state)
     t.same([...state.tags.values()], [tag('simple', 'bb')])
   })
 })

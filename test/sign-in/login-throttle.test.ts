@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { FailureWindow, LoginThrottle } from '../../src/read/login-throttle.js'
+import { FailureWindow, LoginThrottle } from '../../src/sign-in/login-throttle.js'
 
 const clock = (start = 1_000_000) => {
   const c = { now: start, read: () => c.now }
