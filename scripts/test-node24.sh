@@ -28,6 +28,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 mkdir -p "$cache"
+# One run at a time on a machine: runs share the root, its mounts and its work directory.
+exec 9>"$cache/.lock"
+flock -n 9 || { echo "waiting for another scripts/test-node24.sh run to finish (lock $cache/.lock)"; flock 9; }
 if [ ! -x "$root/usr/bin/env" ]; then
   command -v debootstrap >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }
   echo "making a Debian 13 root in $root (debootstrap, about a minute)"
