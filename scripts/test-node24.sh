@@ -145,5 +145,10 @@ if [ "${1:-}" = -- ]; then
   shift
   in_root bash -c 'cd /work/flagwright && exec "$@"' bash "$@"
 else
-  in_root bash -c 'cd /work/flagwright && node scripts/build.mjs && exec npx tap "$@"' bash "${TESTS[@]}"
+  # Node 24 strips types itself, so tap need not load its ts-node loader into every test process
+  # (--type-strip-only; scripts/ts-loader.mjs, from .taprc, still compiles the TypeScript, as on Node 20);
+  # NODE_COMPILE_CACHE lets the test processes and the servers they start reuse V8's compiled code of
+  # the modules they all load (the first ones fill it; it goes with the work directory). Each saves
+  # a few tenths of a second of CPU per test file.
+  in_root bash -c 'cd /work/flagwright && node scripts/build.mjs && NODE_COMPILE_CACHE=/work/flagwright/.node-compile-cache exec npx tap --type-strip-only "$@"' bash "${TESTS[@]}"
 fi
