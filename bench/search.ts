@@ -15,6 +15,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { applyRecord, type World } from '../src/actors/recovery.js'
 import type { EventDraft, EventRecord } from '../src/domain/events.js'
+import { featureData } from '../src/domain/features.js'
 import { emptyInstance, type Environment } from '../src/domain/instance-state.js'
 import { decideCreateProject } from '../src/domain/projects.js'
 import { featureSearchOf } from '../src/domain/search.js'
@@ -157,10 +158,13 @@ for (let i = 0; i < 1000; i++) {
   const project = world.projects.get('project-3')!
   const features = new Map(project.features)
   const feature = features.get(name)!
-  features.set(name, { ...feature, description: `changed ${i}` })
+  const changed = { ...feature, description: `changed ${i}` }
+  features.set(name, changed)
   world.projects.set('project-3', { ...project, features })
   const started = performance.now()
-  index.apply([{ id: drafts.length + i + 1, type: 'feature-metadata-updated', createdAt: new Date().toISOString(), createdBy: 'bench', createdByUserId: -42, project: 'project-3', featureName: name }])
+  const data = featureData(changed)
+  const preData = featureData(feature)
+  index.apply([{ id: drafts.length + i + 1, type: 'feature-metadata-updated', createdAt: new Date().toISOString(), createdBy: 'bench', createdByUserId: -42, project: 'project-3', featureName: name, data, preData }])
   updates.push(performance.now() - started)
 }
 const u = summary(updates)

@@ -2,6 +2,7 @@ import * as v from 'valibot'
 import { segmentUsage } from '../actors/world.js'
 import { changeRequestRequired } from '../domain/change-request-rules.js'
 import { notFound } from '../domain/errors.js'
+import { recordOfType } from '../domain/events.js'
 import type { Segment } from '../domain/instance-state.js'
 import type { Request, Route } from '../http/types.js'
 import { upsertSegmentSchema } from '../schemas/segments.js'
@@ -69,7 +70,7 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: upsertSegmentSchema, responses: { 201: segmentResponse } },
       handler: async (req) => {
         const input = parse(upsertSegmentSchema, req.body)
-        const [event] = await deps.dispatcher.toInstance({ type: 'segment.create', input, world: world(), meta: metaOf(deps, req) })
+        const event = recordOfType(await deps.dispatcher.toInstance({ type: 'segment.create', input, world: world(), meta: metaOf(deps, req) }), 'segment-created')
         return { status: 201, body: view(deps.registry.committedInstance.segments.get(event.data.id)!), headers: { location: `segments/${event.data.id}` } }
       },
     },

@@ -36,16 +36,15 @@ const toggled = (keys: readonly string[] | undefined, key: string, on: boolean):
 }
 
 export const evolveFavorites = (state: ProjectState, event: EventDraft): ProjectState => {
-  const key = String(event.data?.userKey)
   switch (event.type) {
     case 'feature-favorited':
     case 'feature-unfavorited': {
       const on = event.type === 'feature-favorited'
-      return { ...state, features: updateEntry(state.features, String(event.featureName), (f) => ({ ...f, favoritedBy: toggled(f.favoritedBy, key, on) })) }
+      return { ...state, features: updateEntry(state.features, String(event.featureName), (f) => ({ ...f, favoritedBy: toggled(f.favoritedBy, event.data.userKey, on) })) }
     }
     case 'project-favorited':
     case 'project-unfavorited':
-      return { ...state, favoritedBy: toggled(state.favoritedBy, key, event.type === 'project-favorited') }
+      return { ...state, favoritedBy: toggled(state.favoritedBy, event.data.userKey, event.type === 'project-favorited') }
     default:
       return state
   }

@@ -1,16 +1,14 @@
 import { DomainError, fail, forbidden, ok, type Result } from './errors.js'
+import type { MovedFeature } from './event-data.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { findActiveFeature } from './features.js'
 import { withEntry, withoutEntry } from './immutable.js'
-import type { Feature, FeatureEnvironment, ProjectState } from './project-state.js'
+import type { Feature, ProjectState } from './project-state.js'
 import type { ProjectWorld } from './world.js'
 
 // Moving a flag (POST …/features/:f/changeProject) is one log append of two records: the source
 // project's internal:feature-moved-out, then the target's feature-project-change, which carries the
 // whole flag (hidden: replay-only) so that replaying it into the target rebuilds the flag as it was.
-
-// The flag as plain data: the log's encoding keeps objects and arrays, not Maps.
-type MovedFeature = Omit<Feature, 'environments'> & { environments: [string, FeatureEnvironment][] }
 
 const movedFeature = (feature: Feature): MovedFeature => ({ ...feature, environments: [...feature.environments] })
 
@@ -66,7 +64,7 @@ export const evolveFeatureMove = (state: ProjectState, event: EventDraft): Proje
   const name = String(event.featureName)
   if (event.type === 'internal:feature-moved-out') return { ...state, features: withoutEntry(state.features, name) }
   if (event.type === 'feature-project-change') {
-    const moved = event.hidden?.feature as MovedFeature
+    const moved = event.hidden.feature
     const feature: Feature = { ...moved, project: state.settings.id, environments: new Map(moved.environments) }
     return { ...state, features: withEntry(state.features, name, feature) }
   }

@@ -2,6 +2,7 @@ import { limits } from './limits.js'
 import { namingPatternTest } from './naming-pattern.js'
 import type { CreateFeature, JsonPatch, ReplaceFeature, UpdateFeature } from '../schemas/features.js'
 import { DomainError, badData, fail, invalidOperation, nameExists, notFound, ok, type Result } from './errors.js'
+import type { FeatureData } from './event-data.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { PatchError, applyJsonPatch } from './json-patch.js'
 import { builtInFeatureTypes } from './built-in-types.js'
@@ -45,7 +46,7 @@ export const checkNewFeatureName = (name: string, world: Pick<ProjectWorld, 'fea
   return nameExists(existing.archived ? 'An archived flag with that name already exists' : 'A flag with that name already exists')
 }
 
-export const featureData = (feature: Feature) => ({
+export const featureData = (feature: Feature): FeatureData => ({
   name: feature.name,
   description: feature.description,
   type: feature.type,

@@ -19,7 +19,7 @@ import {
   decideUpdateFeature,
 } from './features.js'
 import { updateEntry, withEntry, withoutEntry } from './immutable.js'
-import type { Dependency, Feature, FeatureEnvironment, ProjectEnvironment, ProjectState, Strategy } from './project-state.js'
+import type { Dependency, Feature, FeatureEnvironment, ProjectEnvironment, ProjectState } from './project-state.js'
 import {
   decideAddProjectEnvironment,
   decideCreateProject,
@@ -290,11 +290,11 @@ export const evolveProject = (state: ProjectState | undefined, event: EventDraft
     case 'feature-environment-disabled':
       return updateFeatureEnvironment(state, event, (env) => ({ ...env, enabled: event.type === 'feature-environment-enabled' }))
     case 'feature-strategy-add':
-      return updateFeatureEnvironment(state, event, (env) => ({ ...env, strategies: [...env.strategies, event.data as Strategy] }))
+      return updateFeatureEnvironment(state, event, (env) => ({ ...env, strategies: [...env.strategies, event.data] }))
     case 'feature-strategy-update':
       return updateFeatureEnvironment(state, event, (env) => ({
         ...env,
-        strategies: env.strategies.map((s) => (s.id === event.data.id ? (event.data as Strategy) : s)),
+        strategies: env.strategies.map((s) => (s.id === event.data.id ? event.data : s)),
       }))
     case 'feature-strategy-remove':
       return updateFeatureEnvironment(state, event, (env) => ({ ...env, strategies: env.strategies.filter((s) => s.id !== event.preData.id) }))

@@ -3,6 +3,7 @@ import { namingPatternTest } from './naming-pattern.js'
 import type { CreateProject, FeatureNaming, ProjectEnvironmentInput, UpdateProject } from '../schemas/projects.js'
 import type { CreateFeatureStrategy } from '../schemas/shared.js'
 import { DomainError, badData, fail, invalidOperation, nameExists, notFound, ok, type Result } from './errors.js'
+import type { ProjectData } from './event-data.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import type { Environment } from './instance-state.js'
 import type { ProjectSettings, ProjectState } from './project-state.js'
@@ -54,7 +55,7 @@ const normalisedNaming = (naming: FeatureNaming | undefined): FeatureNaming => (
   description: naming?.pattern ? naming.description || null : null,
 })
 
-export const projectData = (state: ProjectState) => ({
+export const projectData = (state: ProjectState): ProjectData => ({
   ...state.settings,
   environments: [...state.environments.keys()],
 })

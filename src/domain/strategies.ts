@@ -98,7 +98,7 @@ const keysOf = (state: ProjectState, target: StrategyTarget) => ({
   featureName: target.feature.name,
 })
 
-export const strategyData = (strategy: Strategy) => ({ ...strategy })
+export const strategyData = (strategy: Strategy): Strategy => ({ ...strategy })
 
 export const decideAddStrategy = (
   state: ProjectState,
