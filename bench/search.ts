@@ -63,7 +63,7 @@ const records = (): EventDraft[] => {
   const base = { createdBy: 'bench', createdByUserId: -42 }
   const drafts: EventDraft[] = []
   for (let p = 1; p < projectCount; p++) {
-    const created = decideCreateProject(undefined, `project-${p}`, { name: `Project ${p}` }, { projectCount: p, environments }, meta(start))
+    const created = decideCreateProject(undefined, { type: 'project.create', id: `project-${p}`, input: { name: `Project ${p}` }, world: { projectCount: p, environments }, meta: meta(start) })
     if (!created.ok) throw new Error(created.error.message)
     drafts.push(...created.value)
   }
@@ -102,7 +102,7 @@ console.log(`flag search: ${thousands(FLAGS)} flags in ${projectCount} projects;
 
 const drafts = records()
 // The server's first start makes the default project; in process it is made here.
-const defaultProject = decideCreateProject(undefined, 'default', { name: 'Default' }, { projectCount: 0, environments }, { now: new Date().toISOString(), actor: { name: 'bench', userId: -42 } })
+const defaultProject = decideCreateProject(undefined, { type: 'project.create', id: 'default', input: { name: 'Default' }, world: { projectCount: 0, environments }, meta: { now: new Date().toISOString(), actor: { name: 'bench', userId: -42 } } })
 if (!defaultProject.ok) throw new Error(defaultProject.error.message)
 const world: World = { instance: { ...emptyInstance(), environments }, projects: new Map(), changeRequests: new Map() }
 ;[...defaultProject.value, ...drafts].forEach((draft, i) => applyRecord(world, { ...draft, id: i + 1 } as EventRecord))

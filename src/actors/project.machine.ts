@@ -66,7 +66,7 @@ export const decideProjectCommand = (context: Pick<ProjectContext, 'id' | 'env'>
   const full = { ...command, world, ...(env && 'tags' in command && { tags: env.tags() }) } as ProjectCommand
   const result =
     full.type === 'project.create'
-      ? decideCreateProject(own, full.id, full.input, full.world, full.meta)
+      ? decideCreateProject(own, full)
       : own
         ? decideProject(own, full)
         : fail(notFound('Project not found'))

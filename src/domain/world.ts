@@ -1,3 +1,4 @@
+import type { CommandMeta } from './events.js'
 import type { Environment } from './instance-state.js'
 import type { PeopleState } from './people-state.js'
 
@@ -14,3 +15,6 @@ export interface ProjectWorld {
   legalValuesOf: (contextName: string) => ReadonlySet<string> | undefined
   people: PeopleState
 }
+
+// A project command as its decision gets it: who asked, and the world as it was when it was sent.
+export type WithMeta<C> = C & { meta: CommandMeta; world: ProjectWorld }

@@ -354,12 +354,14 @@ t.test('direct writes to an environment that requires change requests are refuse
 })
 
 t.test('change request configuration', async (t) => {
+  const configure = (environment: string, changeRequestsEnabled: boolean, requiredApprovals: number) =>
+    ({ type: 'changeRequestConfig.set', environment, changeRequestsEnabled, requiredApprovals, meta: meta() }) as const
   const { s } = world()
   const state = s.project('web')
-  t.same(valueOf(decideChangeRequestConfig(state, 'production', false, 1, meta())), [], 'same as now: no event')
-  const events: EventDraft[] = valueOf(decideChangeRequestConfig(state, 'production', true, 3, meta()))
+  t.same(valueOf(decideChangeRequestConfig(state, configure('production', false, 1))), [], 'same as now: no event')
+  const events: EventDraft[] = valueOf(decideChangeRequestConfig(state, configure('production', true, 3)))
   t.same(typesOf(events), ['change-request-configuration-updated'])
   t.match(events[0], { project: 'web', environment: 'production', data: { changeRequestsEnabled: true, requiredApprovals: 3 }, preData: { changeRequestsEnabled: false, requiredApprovals: 1 } })
-  t.equal(errorOf(decideChangeRequestConfig(state, 'staging', true, 1, meta())).kind, 'NotFoundError')
+  t.equal(errorOf(decideChangeRequestConfig(state, configure('staging', true, 1))).kind, 'NotFoundError')
   t.equal(checkChangeRequestRequirement(state, { type: 'strategy.add', environment: 'production', meta: meta() }), undefined, 'not enabled: nothing blocked')
 })

@@ -43,7 +43,7 @@ t.test('projects', async (t) => {
   t.test('create beyond 500 projects is refused', async (t) => {
     const world = { environments: new Map(), projectCount: 500 }
     const meta = { now: '2024-01-01T00:00:00.000Z', actor: { name: 'a', userId: 1 } }
-    const error = errorOf(decideCreateProject(undefined, 'p', projectInput({ name: 'p' }), world, meta))
+    const error = errorOf(decideCreateProject(undefined, { type: 'project.create', id: 'p', input: projectInput({ name: 'p' }), world, meta }))
     t.equal(error.kind, 'ExceedsLimitError')
     t.equal(statusOf(error), 400)
   })
