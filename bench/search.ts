@@ -15,6 +15,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { applyRecord, type World } from '../src/actors/recovery.js'
 import type { EventDraft, EventRecord } from '../src/domain/events.js'
+import { featureData } from '../src/domain/features.js'
 import { emptyInstance, type Environment } from '../src/domain/instance-state.js'
 import { decideCreateProject } from '../src/domain/projects.js'
 import { featureSearchOf } from '../src/domain/search.js'
@@ -62,7 +63,7 @@ const records = (): EventDraft[] => {
   const base = { createdBy: 'bench', createdByUserId: -42 }
   const drafts: EventDraft[] = []
   for (let p = 1; p < projectCount; p++) {
-    const created = decideCreateProject(undefined, `project-${p}`, { name: `Project ${p}` }, { projectCount: p, environments }, meta(start))
+    const created = decideCreateProject(undefined, { type: 'project.create', id: `project-${p}`, input: { name: `Project ${p}` }, world: { projectCount: p, environments }, meta: meta(start) })
     if (!created.ok) throw new Error(created.error.message)
     drafts.push(...created.value)
   }
@@ -101,7 +102,7 @@ console.log(`flag search: ${thousands(FLAGS)} flags in ${projectCount} projects;
 
 const drafts = records()
 // The server's first start makes the default project; in process it is made here.
-const defaultProject = decideCreateProject(undefined, 'default', { name: 'Default' }, { projectCount: 0, environments }, { now: new Date().toISOString(), actor: { name: 'bench', userId: -42 } })
+const defaultProject = decideCreateProject(undefined, { type: 'project.create', id: 'default', input: { name: 'Default' }, world: { projectCount: 0, environments }, meta: { now: new Date().toISOString(), actor: { name: 'bench', userId: -42 } } })
 if (!defaultProject.ok) throw new Error(defaultProject.error.message)
 const world: World = { instance: { ...emptyInstance(), environments }, projects: new Map(), changeRequests: new Map() }
 ;[...defaultProject.value, ...drafts].forEach((draft, i) => applyRecord(world, { ...draft, id: i + 1 } as EventRecord))
@@ -157,10 +158,13 @@ for (let i = 0; i < 1000; i++) {
   const project = world.projects.get('project-3')!
   const features = new Map(project.features)
   const feature = features.get(name)!
-  features.set(name, { ...feature, description: `changed ${i}` })
+  const changed = { ...feature, description: `changed ${i}` }
+  features.set(name, changed)
   world.projects.set('project-3', { ...project, features })
   const started = performance.now()
-  index.apply([{ id: drafts.length + i + 1, type: 'feature-metadata-updated', createdAt: new Date().toISOString(), createdBy: 'bench', createdByUserId: -42, project: 'project-3', featureName: name }])
+  const data = featureData(changed)
+  const preData = featureData(feature)
+  index.apply([{ id: drafts.length + i + 1, type: 'feature-metadata-updated', createdAt: new Date().toISOString(), createdBy: 'bench', createdByUserId: -42, project: 'project-3', featureName: name, data, preData }])
   updates.push(performance.now() - started)
 }
 const u = summary(updates)

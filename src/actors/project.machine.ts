@@ -70,7 +70,7 @@ export const decideProjectCommand = (context: Pick<ProjectContext, 'id' | 'env'>
   const full = { ...command, world, ...(env && { tags: env.tags() }) } as ProjectCommand
   const result =
     full.type === 'project.create'
-      ? decideCreateProject(own, full.id, full.input, full.world, full.meta)
+      ? decideCreateProject(own, full)
       : own
         ? decideProject(own, full)
         : fail(notFound('Project not found'))

@@ -1,5 +1,5 @@
 import type { ChangeRequest } from '../domain/change-request-state.js'
-import { evolveChangeRequest, isChangeRequestEvent } from '../domain/change-requests.js'
+import { evolveChangeRequest, isChangeRequestRecord } from '../domain/change-requests.js'
 import type { EventRecord } from '../domain/events.js'
 import { evolveInstance, ownedByInstance } from '../domain/instance.js'
 import { emptyInstance, type InstanceState } from '../domain/instance-state.js'
@@ -55,8 +55,8 @@ export interface Recovered {
 export type World = { instance: InstanceState; projects: Map<string, ProjectState>; changeRequests: Map<number, ChangeRequest> }
 
 export const applyRecord = (world: World, record: EventRecord): void => {
-  if (isChangeRequestEvent(record.type)) {
-    const id = record.data?.changeRequestId as number
+  if (isChangeRequestRecord(record)) {
+    const id = record.data.changeRequestId
     const next = evolveChangeRequest(world.changeRequests.get(id), record)
     if (next) world.changeRequests.set(id, next)
     return

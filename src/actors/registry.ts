@@ -3,7 +3,7 @@ import type { ChangeRequest } from '../domain/change-request-state.js'
 import { notFound } from '../domain/errors.js'
 import type { EventRecord } from '../domain/events.js'
 import type { TagWorld } from '../domain/feature-tags.js'
-import { isChangeRequestEvent, type ChangeRequestCommand } from '../domain/change-requests.js'
+import { isChangeRequestRecord, type ChangeRequestCommand } from '../domain/change-requests.js'
 import { ownedByInstance, type InstanceCommand, type InstanceWorld } from '../domain/instance.js'
 import type { InstanceState } from '../domain/instance-state.js'
 import type { ProjectState } from '../domain/project-state.js'
@@ -502,8 +502,8 @@ export class Registry {
     const touchedRequests = new Set<number>()
     const world: World = { instance: this.committedInstance, projects: new Map(), changeRequests: new Map() }
     for (const record of records) {
-      if (isChangeRequestEvent(record.type)) {
-        const id = record.data?.changeRequestId as number
+      if (isChangeRequestRecord(record)) {
+        const id = record.data.changeRequestId
         if (!touchedRequests.has(id)) {
           touchedRequests.add(id)
           const request = this.committedChangeRequests.get(id)

@@ -1,4 +1,5 @@
 import { notFound } from '../domain/errors.js'
+import { recordOfType } from '../domain/events.js'
 import { isProjectRole } from '../domain/people-state.js'
 import type { Route } from '../http/types.js'
 import { groupView, roleView, userView } from '../read/people-views.js'
@@ -74,7 +75,7 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: roleSchema },
       handler: async (req) => {
         const input = parse(roleSchema, req.body)
-        const [event] = await deps.commands.toInstance({ type: 'role.create', input, meta: metaOf(deps, req) })
+        const event = recordOfType(await deps.commands.toInstance({ type: 'role.create', input, meta: metaOf(deps, req) }), 'role-created')
         return json(roleView(findRole(event.data.id)), 201)
       },
     },
@@ -117,7 +118,7 @@ export const accessRoutes = (deps: ApiDeps): Route[] => {
       body: true,
       docs: { body: groupSchema },
       handler: async (req) => {
-        const [event] = await deps.commands.toInstance({ type: 'group.create', input: parse(groupSchema, req.body), meta: metaOf(deps, req) })
+        const event = recordOfType(await deps.commands.toInstance({ type: 'group.create', input: parse(groupSchema, req.body), meta: metaOf(deps, req) }), 'group-created')
         return json(group(event.data.id), 201)
       },
     },

@@ -1,7 +1,7 @@
 import type { DistributiveOmit } from '../domain/type-utils.js'
 import { randomUUID } from 'node:crypto'
-import { changeConflict, defaultChangeFor, featureConflict, segmentActions, stepsFor, targetOf } from '../domain/change-request-changes.js'
-import { isOpen, type Author, type ChangeRequest } from '../domain/change-request-state.js'
+import { changeConflict, defaultChangeFor, featureConflict, isSegmentChange, stepsFor, targetOf } from '../domain/change-request-changes.js'
+import { isOpen, type Author, type ChangeContent, type ChangeRequest } from '../domain/change-request-state.js'
 import type { ChangeRequestCommand, NewChange } from '../domain/change-requests.js'
 import { badData, notFound } from '../domain/errors.js'
 import type { CommandMeta } from '../domain/events.js'
@@ -64,22 +64,22 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
       const conflict = isOpen(request) ? changeConflict(c, request.environment, project, instance()) : undefined
       return { id: c.id, action: c.action, payload: c.payload, createdAt: c.createdAt, createdBy: person(c.createdBy), ...(conflict ? { conflict } : {}) }
     }
-    const featureNames = [...new Set(request.changes.filter((c) => !segmentActions.includes(c.action)).map((c) => c.feature ?? ''))]
+    const featureNames = [...new Set(request.changes.filter((c) => !isSegmentChange(c)).map((c) => c.feature ?? ''))]
     const features = featureNames.map((name) => {
       const conflict = isOpen(request) ? featureConflict(name, project) : undefined
       const defaultChange = isOpen(request) ? defaultChangeFor(request, name, project) : undefined
       return {
         name,
         ...(conflict ? { conflict } : {}),
-        changes: request.changes.filter((c) => c.feature === name && !segmentActions.includes(c.action)).map(changeView),
+        changes: request.changes.filter((c) => c.feature === name && !isSegmentChange(c)).map(changeView),
         ...(defaultChange ? { defaultChange } : {}),
       }
     })
     const segments = request.changes
-      .filter((c) => segmentActions.includes(c.action))
+      .filter(isSegmentChange)
       .map((c) => {
-        const payload = c.payload as { id: number; name?: string }
-        return { ...changeView(c), id: payload.id, name: instance().segments.get(payload.id)?.name ?? payload.name ?? '', changeId: c.id }
+        const { payload } = c
+        return { ...changeView(c), id: payload.id, name: instance().segments.get(payload.id)?.name ?? ('name' in payload ? payload.name : undefined) ?? '', changeId: c.id }
       })
     return {
       id: request.id,
@@ -106,23 +106,26 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
   const step = (req: Request, fields: DistributiveOmit<ChangeRequestCommand, 'meta' | 'author' | 'isAdmin'>): ChangeRequestCommand =>
     ({ ...fields, meta: metaOf(deps, req), author: authorOf(deps, req), isAdmin: req.principal?.can('ADMIN') === true }) as ChangeRequestCommand
 
+  // The payload checked with the schema of its action's direct endpoint. TypeScript cannot tie a payload
+  // parsed by payloadSchemas[action] to that action, so the link is asserted here, where it is made.
+  const checkedChange = (action: ChangeAction, payload: unknown) => ({ action, payload: parse(payloadSchemas[action], payload, 'body') }) as ChangeContent
+
   // Checks a change as its direct endpoint would, and captures its target for later conflict checks.
   const prepareChange = (req: Request, input: ChangeInput, environment: string): NewChange => {
     const projectId = req.params.projectId
     req.authorize(permissionOf[input.action], projectId, environment)
-    const payload = parse(payloadSchemas[input.action], input.payload, 'body')
+    const content = checkedChange(input.action, input.payload)
     const project = committedProject(deps, projectId)
-    const isSegment = segmentActions.includes(input.action)
-    const feature = isSegment ? null : input.feature ?? null
-    if (!isSegment) {
+    const feature = isSegmentChange(content) ? null : input.feature ?? null
+    if (!isSegmentChange(content)) {
       if (!feature) throw badData(`"feature" is required for the action ${input.action}`)
       const flag = project.features.get(feature)
       if (!flag) throw notFound(`There's no feature named "${feature}" in project "${projectId}"`)
       if (flag.archived) throw badData(`The feature flag "${feature}" is archived`)
-    } else if (!instance().segments.has((payload as { id: number }).id)) {
-      throw notFound(`Could not find segment with id ${(payload as { id: number }).id}`)
+    } else if (!instance().segments.has(content.payload.id)) {
+      throw notFound(`Could not find segment with id ${content.payload.id}`)
     }
-    const change = { feature, action: input.action, payload }
+    const change = { feature, ...content }
     return { ...change, snapshot: targetOf(change, environment, project, instance()) }
   }
 
@@ -297,8 +300,8 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
         const existing = request.changes.find((c) => c.id === changeId)
         if (!existing) throw notFound(`Could not find change ${changeId} in change request ${request.id}`)
         const input = parse(editChangeSchema, req.body)
-        const prepared = prepareChange(req, { feature: existing.feature, action: input.action ?? existing.action, payload: input.payload }, request.environment)
-        await deps.commands.toChangeRequest(request.id, step(req, { type: 'change.edit', changeId, action: prepared.action, payload: prepared.payload, snapshot: prepared.snapshot }))
+        const { feature: _feature, ...change } = prepareChange(req, { feature: existing.feature, action: input.action ?? existing.action, payload: input.payload }, request.environment)
+        await deps.commands.toChangeRequest(request.id, step(req, { type: 'change.edit', changeId, change }))
         return json(view(deps.reads.changeRequests.get(request.id)!))
       },
     },

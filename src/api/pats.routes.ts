@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { notFound } from '../domain/errors.js'
+import { recordOfType } from '../domain/events.js'
 import type { Pat } from '../domain/people-state.js'
 import type { Request, Route } from '../http/types.js'
 import { rootRoles, userView } from '../read/people-views.js'
@@ -19,7 +20,7 @@ export const patRoutes = (deps: ApiDeps): Route[] => {
   const createPat = async (req: Request, userId: number) => {
     const input = parse(createPatSchema, req.body)
     const secret = `user:${randomBytes(28).toString('hex')}`
-    const [event] = await deps.commands.toInstance({
+    const records = await deps.commands.toInstance({
       type: 'pat.create',
       userId,
       description: input.description,
@@ -27,6 +28,7 @@ export const patRoutes = (deps: ApiDeps): Route[] => {
       secretHash: hashPatSecret(secret),
       meta: metaOf(deps, req),
     })
+    const event = recordOfType(records, 'pat-created')
     // The only time the secret is shown.
     return json({ ...event.data, secret, seenAt: null }, 201)
   }
@@ -72,7 +74,7 @@ export const patRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: createServiceAccountSchema },
       handler: async (req) => {
         const input = parse(createServiceAccountSchema, req.body)
-        const [event] = await deps.commands.toInstance({ type: 'serviceAccount.create', input, meta: metaOf(deps, req) })
+        const event = recordOfType(await deps.commands.toInstance({ type: 'serviceAccount.create', input, meta: metaOf(deps, req) }), 'service-account-created')
         return json(serviceAccountView(event.data.id), 201)
       },
     },

@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { changeRequestRequired } from '../domain/change-request-rules.js'
 import { notFound } from '../domain/errors.js'
+import { recordOfType } from '../domain/events.js'
 import type { Segment } from '../domain/instance-state.js'
 import type { Request, Route } from '../http/types.js'
 import { upsertSegmentSchema } from '../schemas/segments.js'
@@ -64,7 +65,7 @@ export const segmentRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: upsertSegmentSchema, responses: { 201: segmentResponse } },
       handler: async (req) => {
         const input = parse(upsertSegmentSchema, req.body)
-        const [event] = await deps.commands.toInstance({ type: 'segment.create', input, meta: metaOf(deps, req) })
+        const event = recordOfType(await deps.commands.toInstance({ type: 'segment.create', input, meta: metaOf(deps, req) }), 'segment-created')
         return { status: 201, body: view(deps.reads.instance.segments.get(event.data.id)!), headers: { location: `segments/${event.data.id}` } }
       },
     },

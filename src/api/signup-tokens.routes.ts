@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { badData, notFound } from '../domain/errors.js'
+import { recordOfType } from '../domain/events.js'
 import { isSignupTokenValid } from '../domain/people.js'
 import type { Route } from '../http/types.js'
 import { signupTokenView, userView } from '../read/people-views.js'
@@ -74,14 +75,14 @@ export const signupTokenRoutes = (deps: ApiDeps): Route[] => {
         const input = parse(signupSchema, req.body)
         checkPasswordStrength(input.password)
         const passwordHash = await hashPassword(input.password)
-        const [created] = await deps.commands.toInstance({
+        const records = await deps.commands.toInstance({
           type: 'signupToken.signup',
           secret: req.params.token,
           user: { email: input.email, name: input.name, username: input.username },
           passwordHash,
           meta: { now: deps.clock().toISOString(), actor: { name: 'unleash_system_user', userId: -1337 } },
         })
-        const user = deps.reads.instance.people.users.get(created.data.id)!
+        const user = deps.reads.instance.people.users.get(recordOfType(records, 'user-created').data.id)!
         return json(userView(user, peopleContext(deps)), 201)
       },
     },

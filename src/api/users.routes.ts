@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { DomainError, badData, notFound, rateLimited } from '../domain/errors.js'
+import { recordOfType } from '../domain/events.js'
 import { sessionCookie, cookieValue } from '../http/auth.js'
 import type { Request, Route } from '../http/types.js'
 import { permissionList } from '../read/permissions.js'
@@ -100,7 +101,7 @@ export const userRoutes = (deps: ApiDeps): Route[] => {
         const input = parse(createUserSchema, req.body)
         if (input.password !== undefined) checkPasswordStrength(input.password)
         const passwordHash = input.password === undefined ? null : await hashPassword(input.password)
-        const [event] = await deps.commands.toInstance({ type: 'user.create', input: { ...input, password: undefined }, passwordHash, meta: metaOf(deps, req) })
+        const event = recordOfType(await deps.commands.toInstance({ type: 'user.create', input: { ...input, password: undefined }, passwordHash, meta: metaOf(deps, req) }), 'user-created')
         return json({ ...view(event.data.id), inviteLink: `${deps.config.publicUrl}/login`, emailSent: false }, 201)
       },
     },

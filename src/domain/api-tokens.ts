@@ -2,6 +2,7 @@ import { limits } from './limits.js'
 import { createHash } from 'node:crypto'
 import type { CreateApiToken } from '../schemas/api-tokens.js'
 import { DomainError, badData, fail, nameExists, ok, type Result } from './errors.js'
+import type { PublicToken } from './event-data.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import type { ApiToken, InstanceState } from './instance-state.js'
 
@@ -42,8 +43,7 @@ export const newTokenSecret = (input: CreateApiToken, random: string): string =>
   return input.secret ?? tokenSecret(input.type, projects, environment, random)
 }
 
-// What events show of a token: everything but its secret.
-export const publicToken = (token: ApiToken) => ({
+export const publicToken = (token: ApiToken): PublicToken => ({
   tokenName: token.tokenName,
   type: token.type,
   environment: token.environment,

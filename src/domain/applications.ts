@@ -1,6 +1,6 @@
 import type { ClientRegister } from '../schemas/client.js'
 import { ok, type Result } from './errors.js'
-import { draft, type CommandMeta, type EventDraft } from './events.js'
+import { draft, type CommandMeta, type EventDraft, type EventOf } from './events.js'
 import type { InstanceState } from './instance-state.js'
 
 // Past this many known applications a new name is still served but no longer recorded: a client
@@ -15,5 +15,5 @@ export const decideRegisterApplication = (state: InstanceState, input: ClientReg
   return ok([draft(meta, 'application-created', { data })])
 }
 
-export const withApplication = (state: InstanceState, event: EventDraft): InstanceState =>
-  ({ ...state, applications: new Set([...state.applications, String(event.data.appName)]) })
+export const withApplication = (state: InstanceState, event: EventOf<'application-created'>): InstanceState =>
+  ({ ...state, applications: new Set([...state.applications, event.data.appName]) })

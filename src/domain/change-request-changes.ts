@@ -1,6 +1,5 @@
 import type { DistributiveOmit } from './type-utils.js'
-import type { ChangeAction } from '../schemas/change-requests.js'
-import type { Change, ChangeRequest } from './change-request-state.js'
+import type { Change, ChangeContent, ChangeOf, ChangeRequest, ChangeTarget } from './change-request-state.js'
 import type { CommandMeta } from './events.js'
 import type { InstanceCommand } from './instance.js'
 import type { InstanceState } from './instance-state.js'
@@ -11,23 +10,23 @@ import { defaultStrategyFor } from './strategies.js'
 
 export type ProjectStep = DistributiveOmit<ProjectCommand, 'world'>
 
-export const segmentActions: readonly ChangeAction[] = ['updateSegment', 'deleteSegment']
-const strategyTargets: readonly ChangeAction[] = ['updateStrategy', 'deleteStrategy']
+export const isSegmentChange = <C extends ChangeContent>(change: C): change is Extract<C, ChangeOf<'updateSegment' | 'deleteSegment'>> =>
+  change.action === 'updateSegment' || change.action === 'deleteSegment'
 
-const payloadOf = (change: Pick<Change, 'payload'>) => (change.payload ?? {}) as Record<string, any>
+const isStrategyTargetChange = <C extends ChangeContent>(change: C): change is Extract<C, ChangeOf<'updateStrategy' | 'deleteStrategy'>> =>
+  change.action === 'updateStrategy' || change.action === 'deleteStrategy'
 
 // What a change acts on, as it is now; kept with the change so that a later difference is a conflict.
 export const targetOf = (
-  change: Pick<Change, 'feature' | 'action' | 'payload'>,
+  change: ChangeContent & Pick<Change, 'feature'>,
   environment: string,
   project: ProjectState | undefined,
   instance: InstanceState,
-): unknown => {
-  const payload = payloadOf(change)
-  if (segmentActions.includes(change.action)) return instance.segments.get(payload.id) ?? null
+): ChangeTarget => {
+  if (isSegmentChange(change)) return instance.segments.get(change.payload.id) ?? null
   const feature = change.feature ? project?.features.get(change.feature) : undefined
   const env = feature?.environments.get(environment)
-  if (strategyTargets.includes(change.action)) return env?.strategies.find((s) => s.id === payload.id) ?? null
+  if (isStrategyTargetChange(change)) return env?.strategies.find((s) => s.id === change.payload.id) ?? null
   if (change.action === 'patchVariant') return env?.variants ?? null
   return null
 }
@@ -44,14 +43,14 @@ export const featureConflict = (featureName: string | null, project: ProjectStat
 }
 
 export const changeConflict = (change: Change, environment: string, project: ProjectState | undefined, instance: InstanceState): string | undefined => {
-  if (segmentActions.includes(change.action)) {
+  if (isSegmentChange(change)) {
     const now = targetOf(change, environment, project, instance)
     if (now === null) return 'The segment has been deleted'
     return same(now, change.snapshot) ? undefined : 'The segment has been changed since this change was added'
   }
   const flag = featureConflict(change.feature, project)
   if (flag) return flag
-  if (strategyTargets.includes(change.action)) {
+  if (isStrategyTargetChange(change)) {
     const now = targetOf(change, environment, project, instance)
     if (now === null) return 'The strategy has been deleted'
     return same(now, change.snapshot) ? undefined : 'The strategy has been changed since this change was added'
@@ -76,45 +75,48 @@ export const stepsFor = (
   const instance: InstanceCommand[] = []
   const environment = request.environment
   for (const change of request.changes) {
-    const payload = payloadOf(change)
     const feature = change.feature ?? ''
     switch (change.action) {
-      case 'updateEnabled':
-        project.push({ type: 'featureEnvironment.toggle', feature, environment, enabled: payload.enabled, activateDisabledStrategies: payload.shouldActivateDisabledStrategies === true, newStrategyId: ids.newStrategyId(), meta })
+      case 'updateEnabled': {
+        const { enabled, shouldActivateDisabledStrategies } = change.payload
+        project.push({ type: 'featureEnvironment.toggle', feature, environment, enabled, activateDisabledStrategies: shouldActivateDisabledStrategies === true, newStrategyId: ids.newStrategyId(), meta })
         break
+      }
       case 'addStrategy':
-        project.push({ type: 'strategy.add', feature, environment, input: payload as any, id: ids.newStrategyId(), meta })
+        project.push({ type: 'strategy.add', feature, environment, input: change.payload, id: ids.newStrategyId(), meta })
         break
       case 'updateStrategy': {
-        const { id, ...input } = payload
+        const { id, ...input } = change.payload
         project.push({ type: 'strategy.update', feature, environment, id, input, meta })
         break
       }
       case 'deleteStrategy':
-        project.push({ type: 'strategy.delete', feature, environment, id: payload.id, meta })
+        project.push({ type: 'strategy.delete', feature, environment, id: change.payload.id, meta })
         break
       case 'reorderStrategy':
-        project.push({ type: 'strategy.reorder', feature, environment, order: change.payload as any, meta })
+        project.push({ type: 'strategy.reorder', feature, environment, order: change.payload, meta })
         break
       case 'patchVariant':
-        project.push({ type: 'variants.set', feature, environments: [environment], variants: payload.variants, meta })
+        project.push({ type: 'variants.set', feature, environments: [environment], variants: change.payload.variants, meta })
         break
-      case 'addDependency':
-        project.push({ type: 'dependency.add', feature, dependency: { feature: payload.feature, enabled: payload.enabled ?? true, variants: payload.variants ?? [] }, meta })
+      case 'addDependency': {
+        const { feature: parent, enabled, variants } = change.payload
+        project.push({ type: 'dependency.add', feature, dependency: { feature: parent, enabled: enabled ?? true, variants: variants ?? [] }, meta })
         break
+      }
       case 'deleteDependency':
-        project.push({ type: 'dependency.remove', feature, parent: payload.feature, meta })
+        project.push({ type: 'dependency.remove', feature, parent: change.payload.feature, meta })
         break
       case 'archiveFeature':
         project.push({ type: 'feature.archive', names: [feature], meta })
         break
       case 'updateSegment': {
-        const { id, ...input } = payload
-        instance.push({ type: 'segment.update', id, input: input as any, meta })
+        const { id, ...input } = change.payload
+        instance.push({ type: 'segment.update', id, input, meta })
         break
       }
       case 'deleteSegment':
-        instance.push({ type: 'segment.delete', id: payload.id, meta })
+        instance.push({ type: 'segment.delete', id: change.payload.id, meta })
         break
     }
   }
@@ -145,7 +147,7 @@ const enableAfterStrategies = (steps: ProjectStep[]): ProjectStep[] => {
 // Unleash shows the strategy that enabling a flag with none will add (INTERFACE 2.14 defaultChange).
 export const defaultChangeFor = (request: ChangeRequest, featureName: string, project: ProjectState | undefined) => {
   const changes = request.changes.filter((c) => c.feature === featureName)
-  const enables = changes.some((c) => c.action === 'updateEnabled' && payloadOf(c).enabled === true)
+  const enables = changes.some((c) => c.action === 'updateEnabled' && c.payload.enabled === true)
   const addsStrategy = changes.some((c) => c.action === 'addStrategy')
   const env = project?.features.get(featureName)?.environments.get(request.environment)
   if (!project || !enables || addsStrategy || !env || env.strategies.some((s) => !s.disabled)) return undefined

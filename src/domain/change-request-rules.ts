@@ -29,12 +29,11 @@ export const checkChangeRequestRequirement = (
   return blocked === undefined ? undefined : changeRequestRequired()
 }
 
+export type ChangeRequestConfigCommand = { type: 'changeRequestConfig.set'; environment: string; changeRequestsEnabled: boolean; requiredApprovals: number }
+
 export const decideChangeRequestConfig = (
   state: ProjectState,
-  environment: string,
-  changeRequestsEnabled: boolean,
-  requiredApprovals: number,
-  meta: CommandMeta,
+  { environment, changeRequestsEnabled, requiredApprovals, meta }: ChangeRequestConfigCommand & { meta: CommandMeta },
 ): Result<EventDraft[]> => {
   const current = state.environments.get(environment)
   if (!current) return fail(notFound(`Environment ${environment} is not enabled for project ${state.settings.id}`))

@@ -1,25 +1,39 @@
-import type { ChangeAction, ChangeRequestStateName } from '../schemas/change-requests.js'
+import type { ChangeAction, ChangePayloads, ChangeRequestStateName } from '../schemas/change-requests.js'
+import type { FeatureVariant } from '../schemas/shared.js'
+import type { Segment } from './instance-state.js'
+import type { Strategy } from './project-state.js'
 
 export interface Author {
   id: number | null
   username: string
 }
 
-export interface Change {
+// An action with the payload its direct endpoint's schema checked (payloadSchemas): narrowing on
+// `action` gives the payload.
+export type ChangeOf<A extends ChangeAction> = A extends ChangeAction ? { action: A; payload: ChangePayloads[A] } : never
+export type ChangeContent = ChangeOf<ChangeAction>
+
+// What a change acts on: a segment, a strategy, a flag's variants in the environment, or nothing.
+export type ChangeTarget = Segment | Strategy | FeatureVariant[] | null
+
+// A change's action and payload with its target as it is now (targetOf).
+export type TargetedChange = ChangeContent & { snapshot: ChangeTarget }
+
+export type Change = ChangeContent & {
   id: number
   feature: string | null
-  action: ChangeAction
-  payload: unknown
   createdAt: string
   createdBy: Author
   // The target as it was when the change was added: a later difference is a conflict.
-  snapshot: unknown
+  snapshot: ChangeTarget
 }
 
 export interface Stamp {
   createdBy: Author
   createdAt: string
 }
+
+export type Comment = Stamp & { id: number; text: string }
 
 export interface Schedule {
   scheduledAt: string
@@ -41,7 +55,7 @@ export interface ChangeRequest {
   changes: Change[]
   approvals: Stamp[]
   rejections: Stamp[]
-  comments: (Stamp & { id: number; text: string })[]
+  comments: Comment[]
   schedule: Schedule | null
   stateTimestamps: Partial<Record<ChangeRequestStateName, string>>
   discarded: boolean

@@ -1,19 +1,13 @@
-import type { ChangeAction } from '../schemas/change-requests.js'
-import type { Author, Change, ChangeRequest } from './change-request-state.js'
+import type { Author, ChangeRequest, TargetedChange } from './change-request-state.js'
 import { badData, fail, forbidden, notFound, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 
-export interface NewChange {
-  feature: string | null
-  action: ChangeAction
-  payload: unknown
-  snapshot: unknown
-}
+export type NewChange = TargetedChange & { feature: string | null }
 
 export type ChangeRequestCommand = { meta: CommandMeta; author: Author; isAdmin: boolean } & (
   | { type: 'changeRequest.create'; id: number; project: string; environment: string; minApprovals: number; changes: NewChange[] }
   | { type: 'change.add'; changes: NewChange[] }
-  | { type: 'change.edit'; changeId: number; action?: ChangeAction; payload: unknown; snapshot: unknown }
+  | { type: 'change.edit'; changeId: number; change: TargetedChange }
   | { type: 'change.discard'; changeId: number }
   | { type: 'title.set'; title: string }
   | { type: 'comment.add'; text: string }
@@ -63,7 +57,7 @@ export const decideChangeRequest = (request: ChangeRequest | undefined, command:
   }
   if (!request) return fail(notFound('Could not find the change request'))
   const base = { ...keys(request) }
-  const data = (extra: Record<string, unknown> = {}) => ({ changeRequestId: request.id, ...extra })
+  const data = <D extends object>(extra: D) => ({ changeRequestId: request.id, ...extra })
   if (authorOnly.has(command.type) && !isAuthor(request, author) && !command.isAdmin) {
     return fail(forbidden('Only the author of a change request (or an admin) can change its title or its changes'))
   }
@@ -73,7 +67,7 @@ export const decideChangeRequest = (request: ChangeRequest | undefined, command:
     case 'change.edit': {
       const change = request.changes.find((c) => c.id === command.changeId)
       if (!change) return fail(notFound(`Could not find change ${command.changeId} in change request ${request.id}`))
-      return ok([draft(meta, 'change-edited', { ...base, featureName: change.feature, data: data({ changeId: change.id, action: command.action ?? change.action, payload: command.payload, snapshot: command.snapshot }) })])
+      return ok([draft(meta, 'change-edited', { ...base, featureName: change.feature, data: data({ changeId: change.id, ...command.change }) })])
     }
     case 'change.discard': {
       const change = request.changes.find((c) => c.id === command.changeId)
@@ -88,18 +82,18 @@ export const decideChangeRequest = (request: ChangeRequest | undefined, command:
       return ok([draft(meta, 'internal:change-request-comment-added', { ...base, data: data({ comment: { id: request.nextCommentId, text: command.text, createdBy: author, createdAt: meta.now } }) })])
     case 'discard':
       if (!isAuthor(request, author) && !command.isAdmin) return fail(forbidden('Only the author or an admin can discard a change request'))
-      return ok([draft(meta, 'change-request-discarded', { ...base, data: data() })])
+      return ok([draft(meta, 'change-request-discarded', { ...base, data: data({}) })])
     case 'state.review':
       if (request.changes.length === 0) return fail(badData('A change request without changes cannot be sent to review'))
-      return ok([draft(meta, 'change-request-sent-to-review', { ...base, data: data() })])
+      return ok([draft(meta, 'change-request-sent-to-review', { ...base, data: data({}) })])
     case 'state.approve': {
       // SEMANTICS 12: not the author; admins may approve their own.
       if (isAuthor(request, author) && !command.isAdmin) return fail(forbidden('You can not approve your own change request'))
       if (request.approvals.some((a) => a.createdBy.id === author.id && a.createdBy.username === author.username)) {
         return fail(badData(`Change request ${request.id} is "${request.state}" and you have already approved it, so it cannot be approved again.`))
       }
-      const events = [draft(meta, 'change-request-approval-added', { ...base, data: data({ approver: author, comment: command.comment }) })]
-      if (request.approvals.length + 1 >= request.minApprovals) events.push(draft(meta, 'change-request-approved', { ...base, data: data() }))
+      const events: EventDraft[] = [draft(meta, 'change-request-approval-added', { ...base, data: data({ approver: author, comment: command.comment }) })]
+      if (request.approvals.length + 1 >= request.minApprovals) events.push(draft(meta, 'change-request-approved', { ...base, data: data({}) }))
       return ok(events)
     }
     case 'state.reject':
@@ -107,13 +101,13 @@ export const decideChangeRequest = (request: ChangeRequest | undefined, command:
       return ok([draft(meta, 'change-request-rejected', { ...base, data: data({ rejecter: author, comment: command.comment }) })])
     case 'state.cancel':
       if (!isAuthor(request, author) && !command.isAdmin) return fail(forbidden('Only the author or an admin can cancel a change request'))
-      return ok([draft(meta, 'change-request-cancelled', { ...base, data: data() })])
+      return ok([draft(meta, 'change-request-cancelled', { ...base, data: data({}) })])
     case 'state.schedule':
       if (Date.parse(command.scheduledAt) <= Date.parse(meta.now)) return fail(badData('"scheduledAt" must be in the future'))
       return ok([draft(meta, 'change-request-scheduled', { ...base, data: data({ scheduledAt: new Date(command.scheduledAt).toISOString(), scheduledBy: author }) })])
     case 'state.apply': {
-      const events = [draft(meta, 'change-request-applied', { ...base, data: data() })]
-      if (request.state === 'Scheduled') events.push(draft(meta, 'change-request-scheduled-application-success', { ...base, data: data() }))
+      const events: EventDraft[] = [draft(meta, 'change-request-applied', { ...base, data: data({}) })]
+      if (request.state === 'Scheduled') events.push(draft(meta, 'change-request-scheduled-application-success', { ...base, data: data({}) }))
       return ok(events)
     }
     case 'schedule.fail':
@@ -150,46 +144,51 @@ export const evolveChangeRequest = (request: ChangeRequest | undefined, event: E
   }
   if (!request) return request
   const at = (state: ChangeRequest['state']) => ({ state, stateTimestamps: { ...request.stateTimestamps, [state]: event.createdAt } })
-  const d = event.data
   switch (event.type) {
     case 'internal:change-request-comment-added':
-      return { ...request, comments: [...request.comments, d.comment], nextCommentId: request.nextCommentId + 1 }
+      return { ...request, comments: [...request.comments, event.data.comment], nextCommentId: request.nextCommentId + 1 }
     case 'internal:change-request-title-updated':
-      return { ...request, title: d.title }
+      return { ...request, title: event.data.title }
     // Logs written before the records above carried comments and titles in change-added and change-edited.
-    case 'change-added':
-      if (d.comment) return { ...request, comments: [...request.comments, d.comment], nextCommentId: request.nextCommentId + 1 }
-      return { ...request, changes: [...request.changes, d.change as Change], nextChangeId: Math.max(request.nextChangeId, d.change.id + 1) }
-    case 'change-edited':
-      if (d.title !== undefined) return { ...request, title: d.title }
+    case 'change-added': {
+      const data = event.data
+      if ('comment' in data) return { ...request, comments: [...request.comments, data.comment], nextCommentId: request.nextCommentId + 1 }
+      return { ...request, changes: [...request.changes, data.change], nextChangeId: Math.max(request.nextChangeId, data.change.id + 1) }
+    }
+    case 'change-edited': {
+      if ('title' in event.data) return { ...request, title: event.data.title }
+      const { changeRequestId: _request, changeId, ...edit } = event.data
       return {
         ...request,
-        changes: request.changes.map((c) => (c.id === d.changeId ? { ...c, action: d.action, payload: d.payload, snapshot: d.snapshot } : c)),
+        changes: request.changes.map((c) => (c.id === changeId ? { ...c, ...edit } : c)),
         // Unleash: editing a request under review takes back its approvals.
         approvals: request.state === 'In review' ? [] : request.approvals,
       }
-    case 'change-discarded':
-      return { ...request, changes: request.changes.filter((c) => c.id !== d.changeId), approvals: request.state === 'In review' ? [] : request.approvals }
+    }
+    case 'change-discarded': {
+      const { changeId } = event.data
+      return { ...request, changes: request.changes.filter((c) => c.id !== changeId), approvals: request.state === 'In review' ? [] : request.approvals }
+    }
     case 'change-request-discarded':
       return { ...request, discarded: true, ...at('Cancelled') }
     case 'change-request-sent-to-review':
       return { ...request, ...at('In review') }
     case 'change-request-approval-added':
-      return { ...request, approvals: [...request.approvals, stamp(event, d.approver)] }
+      return { ...request, approvals: [...request.approvals, stamp(event, event.data.approver)] }
     case 'change-request-approved':
       return { ...request, ...at('Approved') }
     case 'change-request-rejected':
-      return { ...request, rejections: [...request.rejections, stamp(event, d.rejecter)], ...at('Rejected') }
+      return { ...request, rejections: [...request.rejections, stamp(event, event.data.rejecter)], ...at('Rejected') }
     case 'change-request-cancelled':
       return { ...request, ...at('Cancelled') }
     case 'change-request-scheduled':
-      return { ...request, schedule: { scheduledAt: d.scheduledAt, status: 'pending', scheduledBy: d.scheduledBy }, ...at('Scheduled') }
+      return { ...request, schedule: { scheduledAt: event.data.scheduledAt, status: 'pending', scheduledBy: event.data.scheduledBy }, ...at('Scheduled') }
     case 'change-request-applied':
       return { ...request, ...at('Applied') }
     case 'change-request-scheduled-application-failure':
-      return request.schedule ? { ...request, schedule: { ...request.schedule, status: 'failed', failureReason: d.reason } } : request
+      return request.schedule ? { ...request, schedule: { ...request.schedule, status: 'failed', failureReason: event.data.reason } } : request
     case 'change-request-schedule-suspended':
-      return request.schedule ? { ...request, schedule: { ...request.schedule, status: 'suspended', reason: d.reason } } : request
+      return request.schedule ? { ...request, schedule: { ...request.schedule, status: 'suspended', reason: event.data.reason } } : request
     default:
       return request
   }
@@ -198,3 +197,7 @@ export const evolveChangeRequest = (request: ChangeRequest | undefined, event: E
 // The configuration is project state (evolveProject), not a request's: it must not be routed here on replay.
 export const isChangeRequestEvent = (type: string) =>
   (type !== 'change-request-configuration-updated' && type.startsWith('change-')) || type.startsWith('internal:change-request-')
+
+// A change request's records each name it (data.changeRequestId): what replay routes them by.
+export const isChangeRequestRecord = <E extends EventDraft>(record: E): record is Extract<E, { data: { changeRequestId: number } }> =>
+  isChangeRequestEvent(record.type)

@@ -1,20 +1,20 @@
 import { fail, invalidOperation, ok, type Result } from './errors.js'
-import { draft, type CommandMeta, type EventDraft } from './events.js'
+import { draft, type EventDraft } from './events.js'
 import { findActiveFeature } from './features.js'
 import type { Dependency, ProjectState } from './project-state.js'
-import type { ProjectWorld } from './world.js'
+import type { WithMeta } from './world.js'
+
+type AddDependency = { type: 'dependency.add'; feature: string; dependency: Dependency }
+// No parent: all of the flag's dependencies.
+type RemoveDependency = { type: 'dependency.remove'; feature: string; parent?: string }
+
+export type DependencyCommand = AddDependency | RemoveDependency
 
 const hasChildren = (state: ProjectState, name: string) =>
   [...state.features.values()].some((f) => !f.archived && f.dependencies.some((d) => d.feature === name))
 
 // Unleash's rules (SEMANTICS 4.2): one parent per child, no chains, same project, parent active.
-export const decideAddDependency = (
-  state: ProjectState,
-  child: string,
-  dependency: Dependency,
-  world: ProjectWorld,
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
+export const decideAddDependency = (state: ProjectState, { feature: child, dependency, world, meta }: WithMeta<AddDependency>): Result<EventDraft[]> => {
   const found = findActiveFeature(state, child, world)
   if (!found.ok) return found
   const parentName = dependency.feature
@@ -41,13 +41,7 @@ export const decideAddDependency = (
   ])
 }
 
-export const decideRemoveDependency = (
-  state: ProjectState,
-  child: string,
-  parent: string | undefined,
-  world: ProjectWorld,
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
+export const decideRemoveDependency = (state: ProjectState, { feature: child, parent, world, meta }: WithMeta<RemoveDependency>): Result<EventDraft[]> => {
   const found = findActiveFeature(state, child, world)
   if (!found.ok) return found
   const keys = { project: state.settings.id, featureName: child }

@@ -1,4 +1,6 @@
 import type { Tag } from '../schemas/shared.js'
+import type { EventPayloads } from './event-data.js'
+import type { DistributiveOmit } from './type-utils.js'
 
 // Every state change is one of these records; the same records are what GET /api/admin/events lists.
 export const eventTypes = [
@@ -54,24 +56,27 @@ export type RecordType = EventType | InternalRecordType
 
 export const isInternalRecord = (type: string): type is InternalRecordType => type.startsWith('internal:')
 
-export interface EventDraft {
-  type: RecordType
+interface Envelope {
   createdAt: string
   createdBy: string
   createdByUserId: number | null
   project?: string | null
   environment?: string | null
   featureName?: string | null
-  data?: any
-  preData?: any
   tags?: Tag[]
-  // Replay-only facts that must never be listed (a token's secret).
-  hidden?: Record<string, unknown>
 }
 
-export interface EventRecord extends EventDraft {
-  id: number
-}
+type Carried<T extends RecordType> = T extends keyof EventPayloads ? EventPayloads[T] : {}
+// Every record can be asked for its data, preData and hidden (replay-only facts that must never be
+// listed, like a token's secret): undefined for the types that carry none.
+type NoPayload = { data?: undefined; preData?: undefined; hidden?: undefined }
+
+// One record type with what it carries (event-data.ts); narrowing a record on `type` gives its payload.
+export type EventOf<T extends RecordType> = T extends RecordType ? { type: T } & Envelope & Omit<NoPayload, keyof Carried<T>> & Carried<T> : never
+
+export type EventDraft = EventOf<RecordType>
+
+export type EventRecord = EventDraft & { id: number }
 
 // Who asked and when: stamped on every event a command produces.
 export interface CommandMeta {
@@ -81,14 +86,24 @@ export interface CommandMeta {
   mayBypassChangeRequests?: (environment: string) => boolean
 }
 
-export const draft = (
-  meta: CommandMeta,
-  type: RecordType,
-  fields: Omit<EventDraft, 'type' | 'createdAt' | 'createdBy' | 'createdByUserId'> = {},
-): EventDraft => ({
-  type,
-  createdAt: meta.now,
-  createdBy: meta.actor.name,
-  createdByUserId: meta.actor.userId,
-  ...fields,
-})
+type DraftFields<T extends RecordType> = DistributiveOmit<EventOf<T>, 'type' | 'createdAt' | 'createdBy' | 'createdByUserId'>
+
+// Each call is checked against its type's payload (the first signature); the spread of a generic
+// cannot be checked against EventOf<T>, so the implementation returns a plain object.
+export function draft<T extends RecordType>(meta: CommandMeta, type: T, fields: DraftFields<T>): EventOf<T>
+export function draft(meta: CommandMeta, type: RecordType, fields: object): object {
+  return {
+    type,
+    createdAt: meta.now,
+    createdBy: meta.actor.name,
+    createdByUserId: meta.actor.userId,
+    ...fields,
+  }
+}
+
+// The record of that type among a command's records: what a route answers with (the user it created).
+export const recordOfType = <E extends EventDraft, T extends RecordType>(records: readonly E[], type: T): Extract<E, { type: T }> => {
+  const found = records.find((record): record is Extract<E, { type: T }> => record.type === type)
+  if (!found) throw new Error(`no ${type} record among ${records.map((record) => record.type).join(', ')}`)
+  return found
+}

@@ -1,9 +1,10 @@
 import type { UpsertContextField } from '../schemas/context-fields.js'
+import type { ExportSummary, FeatureExport } from './event-data.js'
 import { decideCreateContextField } from './context-fields.js'
 import { ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { withEntry } from './immutable.js'
-import type { ContextField, InstanceState } from './instance-state.js'
+import type { InstanceState } from './instance-state.js'
 import { decideEnsureTags, decideImportTagTypes, evolveTagTypes } from './tag-types.js'
 import type { TagType } from './built-in-types.js'
 import type { Tag } from '../schemas/shared.js'
@@ -14,10 +15,10 @@ export const maxExportEventBytes = 256 * 1024
 const maxNamesRecorded = 1000
 
 // An export changes nothing but is recorded, with what was handed out (Unleash: features-exported).
-export const decideRecordExport = (data: { features: { name: string }[] }, environment: string, meta: CommandMeta): Result<EventDraft[]> => {
+export const decideRecordExport = (data: FeatureExport, environment: string, meta: CommandMeta): Result<EventDraft[]> => {
   if (JSON.stringify(data).length <= maxExportEventBytes) return ok([draft(meta, 'features-exported', { data })])
   const names = data.features.map((feature) => feature.name)
-  const summary = { environment, featureCount: names.length, features: names.slice(0, maxNamesRecorded), truncated: true }
+  const summary: ExportSummary = { environment, featureCount: names.length, features: names.slice(0, maxNamesRecorded), truncated: true }
   return ok([draft(meta, 'features-exported', { data: summary })])
 }
 
@@ -37,7 +38,7 @@ export const decideImportPrerequisites = (
     const decided = decideCreateContextField({ ...state, contextFields: fields }, field, meta)
     if (!decided.ok) return decided
     events.push(...decided.value)
-    for (const event of decided.value) fields = withEntry(fields, event.data.name as string, event.data as ContextField)
+    for (const event of decided.value) if (event.type === 'context-field-created') fields = withEntry(fields, event.data.name, event.data)
   }
   // The flags' tags, with the tag types just created.
   const created = decideEnsureTags(events.reduce(evolveTagTypes, state), tags, meta)

@@ -1,11 +1,11 @@
 import { namingPatternTest } from './naming-pattern.js'
 import type { UpsertContextField } from '../schemas/context-fields.js'
 import type { ExportData, ImportInput } from '../schemas/export-import.js'
-import type { CreateFeature } from '../schemas/features.js'
+import type { CreateFeature, UpdateFeature } from '../schemas/features.js'
 import type { CreateFeatureStrategy, FeatureVariant, Tag } from '../schemas/shared.js'
 import { decideAddDependency } from './dependencies.js'
 import { DomainError, badData, ok, type Result } from './errors.js'
-import { draft, type CommandMeta, type EventDraft } from './events.js'
+import { draft, type EventDraft } from './events.js'
 import { decideSetEnvironmentVariants } from './feature-variants.js'
 import { tagSetEvents, type TagWorld } from './feature-tags.js'
 import { decideCreateFeature, decideUpdateFeature } from './features.js'
@@ -13,7 +13,7 @@ import type { ContextField, Environment, Segment, StrategyType } from './instanc
 import type { Feature, ProjectState } from './project-state.js'
 import { decideAddStrategy, decideToggleEnvironment } from './strategies.js'
 import type { TagType } from './built-in-types.js'
-import type { ProjectWorld } from './world.js'
+import type { ProjectWorld, WithMeta } from './world.js'
 
 // Import of Unleash's export format into one project and one environment (Unleash's
 // export-import-service): flags are created or updated, their tags replaced, their strategies in the
@@ -191,17 +191,13 @@ export const prepareImport = (input: ImportInput, facts: ImportFacts): PreparedI
 // Ids for the strategies an import may create: one per imported strategy, one per default strategy.
 export const importIdsNeeded = (plan: ImportPlan) => plan.strategies.length + plan.featureEnvironments.length
 
+// The flags of an import, with ids for the strategies it may create (importIdsNeeded).
+export type ImportCommand = { type: 'features.import'; plan: ImportPlan; ids: string[]; tags: TagWorld }
+
 type Evolve = (state: ProjectState | undefined, event: EventDraft) => ProjectState | undefined
 
-export const decideImport = (
-  state: ProjectState,
-  plan: ImportPlan,
-  ids: string[],
-  tagWorld: TagWorld,
-  world: ProjectWorld,
-  meta: CommandMeta,
-  evolve: Evolve,
-): Result<EventDraft[]> => {
+export const decideImport = (state: ProjectState, command: WithMeta<ImportCommand>, evolve: Evolve): Result<EventDraft[]> => {
+  const { plan, ids, world, meta } = command
   const project = state.settings.id
   const environment = plan.environment
   if (!state.environments.has(environment)) return { ok: false, error: badData(`The environment ${environment} is not enabled for project ${project}`) }
@@ -228,20 +224,20 @@ export const decideImport = (
   for (const f of plan.features) {
     const existing = current.features.get(f.name)
     const fields = { type: f.type, description: f.description, impressionData: f.impressionData }
+    const update = (input: UpdateFeature) => apply(decideUpdateFeature(current, { type: 'feature.update', name: f.name, input, world: worldNow(), meta }))
     const error = existing
-      ? apply(decideUpdateFeature(current, f.name, { ...fields, stale: f.stale }, worldNow(), meta))
-      : apply(decideCreateFeature(current, { name: f.name, ...fields }, worldNow(), meta)) ??
-        (f.stale ? apply(decideUpdateFeature(current, f.name, { stale: true }, worldNow(), meta)) : undefined)
+      ? update({ ...fields, stale: f.stale })
+      : apply(decideCreateFeature(current, { name: f.name, ...fields }, worldNow(), meta)) ?? (f.stale ? update({ stale: true }) : undefined)
     if (error) return { ok: false, error }
   }
   for (const e of plan.featureEnvironments) {
     if (!e.variants) continue
-    const error = apply(decideSetEnvironmentVariants(current, e.featureName, [environment], e.variants, worldNow(), meta))
+    const error = apply(decideSetEnvironmentVariants(current, { type: 'variants.set', feature: e.featureName, environments: [environment], variants: e.variants, world: worldNow(), meta }))
     if (error) return { ok: false, error }
   }
   for (const f of plan.features) {
     const wanted = plan.tags.filter((t) => t.featureName === f.name).map((t) => t.tag)
-    const error = apply(tagSetEvents(current, feature(f.name), wanted, tagWorld, meta))
+    const error = apply(tagSetEvents(current, feature(f.name), wanted, command))
     if (error) return { ok: false, error }
   }
   // Unleash deletes the flags' strategies in the environment outright, then adds the imported ones.
@@ -251,13 +247,15 @@ export const decideImport = (
     )
     apply(ok(removals))
   }
-  for (const { featureName, ...strategy } of plan.strategies) {
-    const error = apply(decideAddStrategy(current, featureName, environment, strategy, ids[nextId++] ?? `${meta.now}-${nextId}`, worldNow(), meta))
+  for (const { featureName, ...input } of plan.strategies) {
+    const id = ids[nextId++] ?? `${meta.now}-${nextId}`
+    const error = apply(decideAddStrategy(current, { type: 'strategy.add', feature: featureName, environment, input, id, world: worldNow(), meta }))
     if (error) return { ok: false, error }
   }
   for (const e of plan.featureEnvironments) {
-    const options = { activateDisabledStrategies: false, newStrategyId: ids[nextId++] ?? `${meta.now}-${nextId}` }
-    const error = apply(decideToggleEnvironment(current, e.featureName, environment, e.enabled, options, worldNow(), meta))
+    const newStrategyId = ids[nextId++] ?? `${meta.now}-${nextId}`
+    const toggle = { feature: e.featureName, environment, enabled: e.enabled, activateDisabledStrategies: false, newStrategyId }
+    const error = apply(decideToggleEnvironment(current, { type: 'featureEnvironment.toggle', ...toggle, world: worldNow(), meta }))
     if (error) return { ok: false, error }
   }
   // An environment left on without an active strategy would serve the flag to everyone: switch it off.
@@ -266,7 +264,8 @@ export const decideImport = (
     if (env?.enabled && !env.strategies.some((s) => !s.disabled)) apply(ok([draft(meta, 'feature-environment-disabled', keys(f.name))]))
   }
   for (const d of plan.dependencies) {
-    const error = apply(decideAddDependency(current, d.child, { feature: d.parent, enabled: d.enabled, variants: d.variants }, worldNow(), meta))
+    const dependency = { feature: d.parent, enabled: d.enabled, variants: d.variants }
+    const error = apply(decideAddDependency(current, { type: 'dependency.add', feature: d.child, dependency, world: worldNow(), meta }))
     if (error) return { ok: false, error }
   }
   events.push(draft(meta, 'features-imported', { project, environment, data: { features: plan.features.map((f) => f.name) } }))

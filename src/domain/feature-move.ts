@@ -1,16 +1,19 @@
 import { DomainError, fail, forbidden, ok, type Result } from './errors.js'
-import { draft, type CommandMeta, type EventDraft } from './events.js'
+import type { MovedFeature } from './event-data.js'
+import { draft, type EventDraft } from './events.js'
 import { findActiveFeature } from './features.js'
 import { withEntry, withoutEntry } from './immutable.js'
-import type { Feature, FeatureEnvironment, ProjectState } from './project-state.js'
-import type { ProjectWorld } from './world.js'
+import type { Feature, ProjectState } from './project-state.js'
+import type { WithMeta } from './world.js'
+
+type MoveOut = { type: 'feature.moveOut'; feature: string; target: ProjectState }
+type MoveIn = { type: 'feature.moveIn'; feature: Feature }
+
+export type MoveCommand = MoveOut | MoveIn
 
 // Moving a flag (POST …/features/:f/changeProject) is one log append of two records: the source
 // project's internal:feature-moved-out, then the target's feature-project-change, which carries the
 // whole flag (hidden: replay-only) so that replaying it into the target rebuilds the flag as it was.
-
-// The flag as plain data: the log's encoding keeps objects and arrays, not Maps.
-type MovedFeature = Omit<Feature, 'environments'> & { environments: [string, FeatureEnvironment][] }
 
 const movedFeature = (feature: Feature): MovedFeature => ({ ...feature, environments: [...feature.environments] })
 
@@ -21,13 +24,7 @@ const sameEnvironments = (a: ProjectState, b: ProjectState) =>
   a.environments.size === b.environments.size && [...a.environments.keys()].every((env) => b.environments.has(env))
 
 // SEMANTICS 11.4 and 12: the source's side of a move.
-export const decideMoveOut = (
-  state: ProjectState,
-  featureName: string,
-  target: ProjectState,
-  world: ProjectWorld,
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
+export const decideMoveOut = (state: ProjectState, { feature: featureName, target, world, meta }: WithMeta<MoveOut>): Result<EventDraft[]> => {
   const found = findActiveFeature(state, featureName, world)
   if (!found.ok) return found
   const feature = found.value
@@ -47,7 +44,7 @@ export const decideMoveOut = (
 }
 
 // The target's side: refused where change requests are required (a move cannot be reviewed).
-export const decideMoveIn = (state: ProjectState, feature: Feature, meta: CommandMeta): Result<EventDraft[]> => {
+export const decideMoveIn = (state: ProjectState, { feature, meta }: WithMeta<MoveIn>): Result<EventDraft[]> => {
   const newProject = state.settings.id
   if ([...state.environments.values()].some((env) => env.changeRequestsEnabled)) {
     return fail(forbidden(`Changing project not allowed. Project ${newProject} has change requests enabled.`))
@@ -66,7 +63,7 @@ export const evolveFeatureMove = (state: ProjectState, event: EventDraft): Proje
   const name = String(event.featureName)
   if (event.type === 'internal:feature-moved-out') return { ...state, features: withoutEntry(state.features, name) }
   if (event.type === 'feature-project-change') {
-    const moved = event.hidden?.feature as MovedFeature
+    const moved = event.hidden.feature
     const feature: Feature = { ...moved, project: state.settings.id, environments: new Map(moved.environments) }
     return { ...state, features: withEntry(state.features, name, feature) }
   }

@@ -5,7 +5,7 @@ import { findFeature } from './features.js'
 import { updateEntry } from './immutable.js'
 import { tagTypeMissing } from './tag-types.js'
 import type { Feature, ProjectState } from './project-state.js'
-import type { ProjectWorld } from './world.js'
+import type { WithMeta } from './world.js'
 
 // What tagging may know of the instance: the tag types. Whether a tag is new (tag-created) is the
 // instance's to decide (decideEnsureTags), in the same append, before the flag events.
@@ -16,6 +16,21 @@ export interface TagWorld {
 export interface TagChanges {
   added: Tag[]
   removed: Tag[]
+}
+
+type AddTag = { type: 'tag.add'; feature: string; tag: Tag; tags: TagWorld }
+type RemoveTag = { type: 'tag.remove'; feature: string; tag: Tag; tags: TagWorld }
+// `set` replaces the flag's tags; `changes` applies Unleash's {addedTags, removedTags}.
+type UpdateTags = { type: 'tags.update'; feature: string; update: { set: Tag[] } | { changes: TagChanges }; tags: TagWorld }
+type BulkUpdateTags = { type: 'tags.bulkUpdate'; features: string[]; changes: TagChanges; tags: TagWorld }
+type DropTagType = { type: 'tags.dropType'; tagType: string }
+
+export type TagCommand = AddTag | RemoveTag | UpdateTags | BulkUpdateTags | DropTagType
+
+// What recording tag changes needs besides the flags: the tag types, and who asked.
+interface Tagging {
+  tags: TagWorld
+  meta: CommandMeta
 }
 
 const sameTag = (a: Tag, b: Tag) => a.type === b.type && a.value === b.value
@@ -36,7 +51,7 @@ const untagged = (state: ProjectState, feature: Feature, tag: Tag, meta: Command
 // Explicit additions and removals, as Unleash 8.2 records them (side by side): every added tag is a
 // feature-tagged, even one a flag already carries, flag by flag; then every removed one a
 // feature-untagged, even one a flag does not carry. A tag both added and removed ends removed.
-export const tagChangeEvents = (state: ProjectState, features: readonly Feature[], changes: TagChanges, tags: TagWorld, meta: CommandMeta): Result<EventDraft[]> => {
+export const tagChangeEvents = (state: ProjectState, features: readonly Feature[], changes: TagChanges, { tags, meta }: Tagging): Result<EventDraft[]> => {
   const added = unique(changes.added)
   const removed = unique(changes.removed)
   const error = typesExist(added, tags)
@@ -49,7 +64,7 @@ export const tagChangeEvents = (state: ProjectState, features: readonly Feature[
 
 // A flag's tags set to a list (our PUT with an array, an import, a revert): only what changes is
 // recorded, additions first as Unleash orders them.
-export const tagSetEvents = (state: ProjectState, feature: Feature, wanted: readonly Tag[], tags: TagWorld, meta: CommandMeta): Result<EventDraft[]> => {
+export const tagSetEvents = (state: ProjectState, feature: Feature, wanted: readonly Tag[], { tags, meta }: Tagging): Result<EventDraft[]> => {
   const set = unique(wanted)
   const error = typesExist(set, tags)
   if (error) return fail(error)
@@ -59,51 +74,38 @@ export const tagSetEvents = (state: ProjectState, feature: Feature, wanted: read
   ])
 }
 
-export const decideAddTag = (state: ProjectState, featureName: string, tag: Tag, tags: TagWorld, world: ProjectWorld, meta: CommandMeta) => {
-  const found = findFeature(state, featureName, world)
+export const decideAddTag = (state: ProjectState, command: WithMeta<AddTag>): Result<EventDraft[]> => {
+  const found = findFeature(state, command.feature, command.world)
   if (!found.ok) return found
-  return tagChangeEvents(state, [found.value], { added: [tag], removed: [] }, tags, meta)
+  return tagChangeEvents(state, [found.value], { added: [command.tag], removed: [] }, command)
 }
 
-export const decideRemoveTag = (state: ProjectState, featureName: string, tag: Tag, tags: TagWorld, world: ProjectWorld, meta: CommandMeta) => {
-  const found = findFeature(state, featureName, world)
+export const decideRemoveTag = (state: ProjectState, command: WithMeta<RemoveTag>): Result<EventDraft[]> => {
+  const found = findFeature(state, command.feature, command.world)
   if (!found.ok) return found
-  return tagChangeEvents(state, [found.value], { added: [], removed: [tag] }, tags, meta)
+  return tagChangeEvents(state, [found.value], { added: [], removed: [command.tag] }, command)
 }
 
-// `set` replaces the flag's tags; `changes` applies Unleash's {addedTags, removedTags}.
-export const decideUpdateTags = (
-  state: ProjectState,
-  featureName: string,
-  update: { set: Tag[] } | { changes: TagChanges },
-  tags: TagWorld,
-  world: ProjectWorld,
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
-  const found = findFeature(state, featureName, world)
+export const decideUpdateTags = (state: ProjectState, command: WithMeta<UpdateTags>): Result<EventDraft[]> => {
+  const found = findFeature(state, command.feature, command.world)
   if (!found.ok) return found
-  return 'set' in update ? tagSetEvents(state, found.value, update.set, tags, meta) : tagChangeEvents(state, [found.value], update.changes, tags, meta)
+  const { update } = command
+  return 'set' in update ? tagSetEvents(state, found.value, update.set, command) : tagChangeEvents(state, [found.value], update.changes, command)
 }
 
 // PUT /api/admin/projects/:projectId/tags: the same changes on several flags of the project.
-export const decideBulkUpdateTags = (
-  state: ProjectState,
-  featureNames: string[],
-  changes: TagChanges,
-  tags: TagWorld,
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
+export const decideBulkUpdateTags = (state: ProjectState, command: WithMeta<BulkUpdateTags>): Result<EventDraft[]> => {
   const features: Feature[] = []
-  for (const name of new Set(featureNames)) {
+  for (const name of new Set(command.features)) {
     const feature = state.features.get(name)
     if (!feature) return fail(badData('Tried to change tags of feature not belonging to project'))
     features.push(feature)
   }
-  return tagChangeEvents(state, features, changes, tags, meta)
+  return tagChangeEvents(state, features, command.changes, command)
 }
 
 // Deleting a tag type takes its tags off every flag first (Unleash cascades in SQL, without events).
-export const decideDropTagType = (state: ProjectState, type: string, meta: CommandMeta): Result<EventDraft[]> => {
+export const decideDropTagType = (state: ProjectState, { tagType: type, meta }: WithMeta<DropTagType>): Result<EventDraft[]> => {
   const events: EventDraft[] = []
   for (const feature of state.features.values()) {
     for (const tag of feature.tags) {

@@ -24,4 +24,4 @@ export const decideUpdateFeatureTypeLifetime = (
 }
 
 export const evolveFeatureTypes = (state: InstanceState, event: EventDraft): InstanceState =>
-  event.type === 'feature-type-updated' ? { ...state, featureTypes: withEntry(state.featureTypes, event.data.id as string, event.data as FeatureType) } : state
+  event.type === 'feature-type-updated' ? { ...state, featureTypes: withEntry(state.featureTypes, event.data.id, event.data) } : state

@@ -1,23 +1,22 @@
 import type { FeatureVariant } from '../schemas/shared.js'
 import { badData, fail, ok, type Result } from './errors.js'
-import { draft, type CommandMeta, type EventDraft } from './events.js'
+import { draft, type EventDraft } from './events.js'
 import { findActiveFeature } from './features.js'
 import { findTarget } from './strategies.js'
 import type { Environment } from './instance-state.js'
 import type { Feature, ProjectState } from './project-state.js'
 import { normaliseVariants } from './variants.js'
-import type { ProjectWorld } from './world.js'
+import type { WithMeta } from './world.js'
+
+type SetVariants = { type: 'variants.set'; feature: string; environments: string[]; variants: FeatureVariant[] }
+type SetLegacyVariants = { type: 'variants.setLegacy'; feature: string; variants: FeatureVariant[] }
+
+export type VariantsCommand = SetVariants | SetLegacyVariants
 
 const sameVariants = (a: FeatureVariant[], b: FeatureVariant[]) => JSON.stringify(a) === JSON.stringify(b)
 
-export const decideSetEnvironmentVariants = (
-  state: ProjectState,
-  featureName: string,
-  environments: string[],
-  variants: FeatureVariant[],
-  world: ProjectWorld,
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
+export const decideSetEnvironmentVariants = (state: ProjectState, command: WithMeta<SetVariants>): Result<EventDraft[]> => {
+  const { feature: featureName, environments, variants, world, meta } = command
   if (environments.length === 0) return fail(badData('No environments provided'))
   const normalised = normaliseVariants(variants)
   if (!normalised.ok) return normalised
@@ -49,13 +48,7 @@ export const legacyVariantsOf = (feature: Feature, environments: ReadonlyMap<str
 
 // Legacy PUT/PATCH …/features/:f/variants: one list written to every environment of the flag, one
 // feature-variants-updated event (Unleash's saveVariants).
-export const decideSetLegacyVariants = (
-  state: ProjectState,
-  featureName: string,
-  variants: FeatureVariant[],
-  world: ProjectWorld,
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
+export const decideSetLegacyVariants = (state: ProjectState, { feature: featureName, variants, world, meta }: WithMeta<SetLegacyVariants>): Result<EventDraft[]> => {
   const found = findActiveFeature(state, featureName, world)
   if (!found.ok) return found
   const normalised = normaliseVariants(variants)

@@ -2,11 +2,26 @@ import { limits } from './limits.js'
 import { namingPatternTest } from './naming-pattern.js'
 import type { CreateFeature, JsonPatch, ReplaceFeature, UpdateFeature } from '../schemas/features.js'
 import { DomainError, badData, fail, invalidOperation, nameExists, notFound, ok, type Result } from './errors.js'
+import type { FeatureData } from './event-data.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { PatchError, applyJsonPatch } from './json-patch.js'
 import { builtInFeatureTypes } from './built-in-types.js'
 import type { Feature, ProjectState } from './project-state.js'
-import type { ProjectWorld } from './world.js'
+import type { ProjectWorld, WithMeta } from './world.js'
+
+type UpdateFeatureCommand = { type: 'feature.update'; name: string; input: UpdateFeature }
+type ReplaceFeatureCommand = { type: 'feature.replace'; name: string; input: ReplaceFeature }
+type PatchFeatureCommand = { type: 'feature.patch'; name: string; patch: JsonPatch }
+
+// A flag created, its metadata changed (by an update, a PUT or a PATCH), archived, revived or deleted.
+export type FeatureCommand =
+  | { type: 'feature.create'; input: CreateFeature }
+  | UpdateFeatureCommand
+  | ReplaceFeatureCommand
+  | PatchFeatureCommand
+  | { type: 'feature.archive'; names: string[] }
+  | { type: 'feature.revive'; names: string[] }
+  | { type: 'feature.delete'; names: string[] }
 
 
 export const featureNotInProject = (name: string, project: string, world: Pick<ProjectWorld, 'featureLocation'>): DomainError => {
@@ -45,7 +60,7 @@ export const checkNewFeatureName = (name: string, world: Pick<ProjectWorld, 'fea
   return nameExists(existing.archived ? 'An archived flag with that name already exists' : 'A flag with that name already exists')
 }
 
-export const featureData = (feature: Feature) => ({
+export const featureData = (feature: Feature): FeatureData => ({
   name: feature.name,
   description: feature.description,
   type: feature.type,
@@ -92,7 +107,7 @@ export const decideCreateFeature = (state: ProjectState, input: CreateFeature, w
 // - 'replace' (PUT, Unleash's updateFeatureToggle): feature-metadata-updated alone, stale included.
 export type MetadataChange = 'update' | 'patch' | 'replace'
 
-const metadataEvents = (state: ProjectState, feature: Feature, input: UpdateFeature, meta: CommandMeta, how: MetadataChange): EventDraft[] => {
+const metadataEvents = (state: ProjectState, feature: Feature, { input, meta }: { input: UpdateFeature; meta: CommandMeta }, how: MetadataChange): EventDraft[] => {
   const keys = { project: state.settings.id, featureName: feature.name }
   const isStaleChange = input.stale !== undefined && input.stale !== feature.stale
   const next = {
@@ -108,29 +123,23 @@ const metadataEvents = (state: ProjectState, feature: Feature, input: UpdateFeat
   return [...metadata, ...staleEvents]
 }
 
-export const decideUpdateFeature = (
-  state: ProjectState,
-  name: string,
-  input: UpdateFeature,
-  world: ProjectWorld,
-  meta: CommandMeta,
-  how: MetadataChange = 'update',
-): Result<EventDraft[]> => {
+export const decideUpdateFeature = (state: ProjectState, command: WithMeta<UpdateFeatureCommand>, how: MetadataChange = 'update'): Result<EventDraft[]> => {
+  const { name, input, world } = command
   const found = findActiveFeature(state, name, world)
   if (!found.ok) return found
   if (input.name !== undefined && input.name !== name) return fail(badData('You can not change the name of a feature flag.'))
   if (input.project !== undefined && input.project !== state.settings.id) {
     return fail(badData('You can not change the project of a feature flag through this operation.'))
   }
-  return ok(metadataEvents(state, found.value, input, meta, how))
+  return ok(metadataEvents(state, found.value, command, how))
 }
 
 // PUT replaces the flag's metadata: what the body leaves out goes back to its default (replaceFeatureSchema);
 // Unleash stores an empty or missing description as none.
-export const decideReplaceFeature = (state: ProjectState, name: string, input: ReplaceFeature, world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> =>
-  decideUpdateFeature(state, name, { ...input, description: input.description || null }, world, meta, 'replace')
+export const decideReplaceFeature = (state: ProjectState, { name, input, world, meta }: WithMeta<ReplaceFeatureCommand>): Result<EventDraft[]> =>
+  decideUpdateFeature(state, { type: 'feature.update', name, input: { ...input, description: input.description || null }, world, meta }, 'replace')
 
-export const decidePatchFeature = (state: ProjectState, name: string, patch: JsonPatch, world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {
+export const decidePatchFeature = (state: ProjectState, { name, patch, world, meta }: WithMeta<PatchFeatureCommand>): Result<EventDraft[]> => {
   const found = findActiveFeature(state, name, world)
   if (!found.ok) return found
   if (patch.some((op) => op.path.startsWith('/variants'))) {
@@ -145,7 +154,7 @@ export const decidePatchFeature = (state: ProjectState, name: string, patch: Jso
   }
   const metadata = patchedMetadata(patched)
   if (!metadata.ok) return metadata
-  return decideUpdateFeature(state, name, metadata.value, world, meta, 'patch')
+  return decideUpdateFeature(state, { type: 'feature.update', name, input: metadata.value, world, meta }, 'patch')
 }
 
 // The patched flag must still be a flag: the fields a patch may touch keep their types.

@@ -3,6 +3,7 @@ import type { ClientRegister } from '../schemas/client.js'
 import { decideRegisterApplication, withApplication } from './applications.js'
 import type { UpsertContextField } from '../schemas/context-fields.js'
 import type { CreateEnvironment, UpdateEnvironment } from '../schemas/environments.js'
+import type { FeatureExport } from './event-data.js'
 import type { UpsertSegment } from '../schemas/segments.js'
 import type { UpsertStrategyType } from '../schemas/strategy-types.js'
 import type { Tag } from '../schemas/shared.js'
@@ -18,9 +19,9 @@ import { decideCreateApiToken, decideDeleteApiToken, decideUpdateApiToken, hashT
 import { decideCreateEnvironment, decideDeleteEnvironment, decideToggleEnvironment, decideUpdateEnvironment } from './environments.js'
 import type { Result } from './errors.js'
 import { decidePeople, evolvePeople, type PeopleCommand } from './people.js'
-import type { CommandMeta, EventDraft } from './events.js'
+import type { CommandMeta, EventDraft, EventOf } from './events.js'
 import { withEntry, withoutEntry } from './immutable.js'
-import type { ApiToken, ContextField, Environment, InstanceState, Segment, StrategyType } from './instance-state.js'
+import type { ApiToken, InstanceState } from './instance-state.js'
 import type { TagTypeInput, UpdateTagTypeInput } from '../schemas/tags.js'
 import { decideCreateTag, decideCreateTagType, decideDeleteTag, decideDeleteTagType, decideEnsureTags, decideUpdateTagType, evolveTags, evolveTagTypes } from './tag-types.js'
 import type { TagType } from './built-in-types.js'
@@ -53,7 +54,7 @@ export type InstanceCommand =
   | { type: 'tag.create'; tag: { type: string; value: string }; carried: boolean; meta: CommandMeta }
   | { type: 'tag.delete'; tag: { type: string; value: string }; carried: boolean; meta: CommandMeta }
   | { type: 'featureType.setLifetime'; id: string; lifetimeDays: number | null; meta: CommandMeta }
-  | { type: 'features.recordExport'; data: { features: { name: string }[] }; environment: string; meta: CommandMeta }
+  | { type: 'features.recordExport'; data: FeatureExport; environment: string; meta: CommandMeta }
   | { type: 'import.prepare'; tagTypes: TagType[]; contextFields: UpsertContextField[]; tags: Tag[]; meta: CommandMeta }
   | { type: 'tags.ensure'; tags: Tag[]; meta: CommandMeta }
 
@@ -122,22 +123,24 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand, w
   }
 }
 
-// Logs written before secrets were hashed carry the plain secret: hashed here as they are replayed.
-const tokenKeyOf = (event: EventDraft): { secretHash: string; maskedSecret: string } =>
-  event.hidden?.secretHash !== undefined
-    ? { secretHash: String(event.hidden.secretHash), maskedSecret: String(event.hidden.maskedSecret) }
-    : { secretHash: hashTokenSecret(String(event.hidden?.secret)), maskedSecret: maskTokenSecret(String(event.hidden?.secret)) }
+type TokenEvent = EventOf<'api-token-created' | 'api-token-updated' | 'api-token-deleted'>
 
-const tokenFrom = (event: EventDraft): ApiToken => {
+// Logs written before secrets were hashed carry the plain secret: hashed here as they are replayed.
+const tokenKeyOf = ({ hidden }: TokenEvent): { secretHash: string; maskedSecret: string } =>
+  'secretHash' in hidden
+    ? { secretHash: hidden.secretHash, maskedSecret: hidden.maskedSecret }
+    : { secretHash: hashTokenSecret(hidden.secret), maskedSecret: maskTokenSecret(hidden.secret) }
+
+const tokenFrom = (event: EventOf<'api-token-created' | 'api-token-updated'>): ApiToken => {
   const { project: _joined, alias: _alias, ...rest } = event.data
-  return { ...rest, ...tokenKeyOf(event) } as ApiToken
+  return { ...rest, ...tokenKeyOf(event) }
 }
 
 export const evolveInstance = (state: InstanceState, event: EventDraft): InstanceState => {
   switch (event.type) {
     case 'environment-created':
     case 'environment-updated':
-      return { ...state, environments: withEntry(state.environments, event.data.name, event.data as Environment) }
+      return { ...state, environments: withEntry(state.environments, event.data.name, event.data) }
     case 'environment-deleted':
       return { ...state, environments: withoutEntry(state.environments, String(event.environment)) }
     case 'api-token-created':
@@ -147,21 +150,21 @@ export const evolveInstance = (state: InstanceState, event: EventDraft): Instanc
       return { ...state, apiTokens: withoutEntry(state.apiTokens, tokenKeyOf(event).secretHash) }
     case 'segment-created':
     case 'segment-updated':
-      return { ...state, segments: withEntry(state.segments, event.data.id, event.data as Segment) }
+      return { ...state, segments: withEntry(state.segments, event.data.id, event.data) }
     case 'segment-deleted':
-      return { ...state, segments: withoutEntry(state.segments, event.preData.id as number) }
+      return { ...state, segments: withoutEntry(state.segments, event.preData.id) }
     case 'strategy-created':
     case 'strategy-updated':
     case 'strategy-deprecated':
     case 'strategy-reactivated':
-      return { ...state, strategyTypes: withEntry(state.strategyTypes, event.data.name, event.data as StrategyType) }
+      return { ...state, strategyTypes: withEntry(state.strategyTypes, event.data.name, event.data) }
     case 'strategy-deleted':
-      return { ...state, strategyTypes: withoutEntry(state.strategyTypes, event.preData.name as string) }
+      return { ...state, strategyTypes: withoutEntry(state.strategyTypes, event.preData.name) }
     case 'context-field-created':
     case 'context-field-updated':
-      return { ...state, contextFields: withEntry(state.contextFields, event.data.name, event.data as ContextField) }
+      return { ...state, contextFields: withEntry(state.contextFields, event.data.name, event.data) }
     case 'context-field-deleted':
-      return { ...state, contextFields: withoutEntry(state.contextFields, event.preData.name as string) }
+      return { ...state, contextFields: withoutEntry(state.contextFields, event.preData.name) }
     case 'tag-type-created':
     case 'tag-type-updated':
     case 'tag-type-deleted':

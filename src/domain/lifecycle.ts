@@ -1,10 +1,15 @@
 import type { CompleteFeature } from '../schemas/lifecycle.js'
 import { ok, type Result } from './errors.js'
-import { draft, type CommandMeta, type EventDraft } from './events.js'
+import { draft, type EventDraft } from './events.js'
 import { findActiveFeature } from './features.js'
 import { updateEntry } from './immutable.js'
 import type { LifecycleStage, ProjectState } from './project-state.js'
-import type { ProjectWorld } from './world.js'
+import type { WithMeta } from './world.js'
+
+type CompleteFeatureCommand = { type: 'feature.complete'; feature: string; input: CompleteFeature }
+type UncompleteFeature = { type: 'feature.uncomplete'; feature: string }
+
+export type LifecycleCommand = CompleteFeatureCommand | UncompleteFeature
 
 type Stage = LifecycleStage['stage']
 
@@ -12,13 +17,7 @@ type Stage = LifecycleStage['stage']
 const precedence: Stage[] = ['archived', 'completed', 'live', 'pre-live', 'initial']
 const order: Stage[] = ['initial', 'pre-live', 'live', 'completed', 'archived']
 
-export const decideCompleteFeature = (
-  state: ProjectState,
-  featureName: string,
-  input: CompleteFeature,
-  world: ProjectWorld,
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
+export const decideCompleteFeature = (state: ProjectState, { feature: featureName, input, world, meta }: WithMeta<CompleteFeatureCommand>): Result<EventDraft[]> => {
   const found = findActiveFeature(state, featureName, world)
   if (!found.ok) return found
   const current = found.value.lifecycle.find((l) => l.stage === 'completed')
@@ -27,7 +26,7 @@ export const decideCompleteFeature = (
   return ok([draft(meta, 'feature-completed', { project: state.settings.id, featureName, data })])
 }
 
-export const decideUncompleteFeature = (state: ProjectState, featureName: string, world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {
+export const decideUncompleteFeature = (state: ProjectState, { feature: featureName, world, meta }: WithMeta<UncompleteFeature>): Result<EventDraft[]> => {
   const found = findActiveFeature(state, featureName, world)
   if (!found.ok) return found
   if (!found.value.lifecycle.some((l) => l.stage === 'completed')) return ok([])

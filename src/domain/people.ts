@@ -1,6 +1,7 @@
 import type { CreateServiceAccount, CreateSignupToken, CreateUser, GroupInput, RoleInput, UpdateSignupToken, UpdateUser } from '../schemas/people.js'
 import { DomainError, badData, fail, forbidden, nameExists, notFound, ok, type Result } from './errors.js'
-import { draft, type CommandMeta, type EventDraft } from './events.js'
+import type { GroupData, PublicUser } from './event-data.js'
+import { draft, type CommandMeta, type EventDraft, type EventOf } from './events.js'
 import { withEntry } from './immutable.js'
 import { isRootRole, roleIds, type Group, type PeopleState, type Role, type SignupToken, type User } from './people-state.js'
 
@@ -41,8 +42,7 @@ const issued = (state: PeopleState, kind: IssuedKind, id: number): PeopleState['
   [kind]: Math.max(highestId(state, kind), id),
 })
 
-// What events and responses may show of a user.
-export const publicUser = (user: User) => ({ id: user.id, name: user.name, username: user.username, email: user.email, rootRole: user.rootRole })
+export const publicUser = (user: User): PublicUser => ({ id: user.id, name: user.name, username: user.username, email: user.email, rootRole: user.rootRole })
 
 const resolveRootRole = (state: PeopleState, ref: number | string): Result<Role> => {
   const role =
@@ -139,7 +139,7 @@ const groupFrom = (input: GroupInput, id: number, meta: CommandMeta, current?: G
   createdBy: current?.createdBy ?? meta.actor.name,
 })
 
-const groupData = (group: Group) => ({ ...group, users: group.users.map((u) => u.userId) })
+const groupData = (group: Group): GroupData => ({ ...group, users: group.users.map((u) => u.userId) })
 
 const validateGroup = (state: PeopleState, input: GroupInput, id?: number): DomainError | undefined => {
   if ([...state.groups.values()].some((g) => g.id !== id && g.name === input.name)) return nameExists('Group name already exists')
@@ -287,12 +287,12 @@ export const decidePeople = (state: PeopleState, command: PeopleCommand): Result
   }
 }
 
-const userFromEvent = (event: EventDraft, accountType: User['accountType']): User => ({
+const userFromEvent = (event: EventOf<'user-created' | 'service-account-created'>, accountType: User['accountType']): User => ({
   ...event.data,
   accountType,
   createdAt: event.createdAt,
   deleted: false,
-  passwordHash: (event.hidden?.passwordHash as string | null | undefined) ?? null,
+  passwordHash: event.hidden?.passwordHash ?? null,
 })
 
 export const evolvePeople = (state: PeopleState, event: EventDraft): PeopleState => {
@@ -305,8 +305,8 @@ export const evolvePeople = (state: PeopleState, event: EventDraft): PeopleState
     case 'service-account-updated': {
       const current = state.users.get(event.data.id)
       if (!current) return state
-      const { passwordChanged: _changed, ...fields } = event.data
-      const passwordHash = event.hidden?.passwordHash !== undefined ? (event.hidden.passwordHash as string) : current.passwordHash
+      const { passwordChanged: _changed, ...fields }: EventOf<'user-updated'>['data'] = event.data
+      const passwordHash = event.hidden?.passwordHash !== undefined ? event.hidden.passwordHash : current.passwordHash
       return { ...state, users: withEntry(state.users, current.id, { ...current, ...fields, passwordHash }) }
     }
     case 'user-deleted':
@@ -317,9 +317,9 @@ export const evolvePeople = (state: PeopleState, event: EventDraft): PeopleState
       return { ...state, users: withEntry(state.users, current.id, { ...current, deleted: true, passwordHash: null }), pats }
     }
     case 'role-created':
-      return { ...state, roles: withEntry(state.roles, event.data.id, event.data as Role), issuedIds: issued(state, 'role', event.data.id) }
+      return { ...state, roles: withEntry(state.roles, event.data.id, event.data), issuedIds: issued(state, 'role', event.data.id) }
     case 'role-updated':
-      return { ...state, roles: withEntry(state.roles, event.data.id, event.data as Role) }
+      return { ...state, roles: withEntry(state.roles, event.data.id, event.data) }
     case 'role-deleted': {
       const roles = new Map(state.roles)
       roles.delete(event.preData.id)
@@ -327,11 +327,11 @@ export const evolvePeople = (state: PeopleState, event: EventDraft): PeopleState
     }
     case 'group-created': {
       const data = event.data
-      const users = (data.users as number[]).map((userId) => ({ userId, joinedAt: event.createdAt, createdBy: event.createdBy }))
-      return { ...state, groups: withEntry(state.groups, data.id, { ...data, users } as Group), issuedIds: issued(state, 'group', data.id) }
+      const users = data.users.map((userId) => ({ userId, joinedAt: event.createdAt, createdBy: event.createdBy }))
+      return { ...state, groups: withEntry(state.groups, data.id, { ...data, users }), issuedIds: issued(state, 'group', data.id) }
     }
     case 'group-updated':
-      return { ...state, groups: withEntry(state.groups, event.data.id, { ...event.data, users: event.hidden?.members } as Group) }
+      return { ...state, groups: withEntry(state.groups, event.data.id, { ...event.data, users: event.hidden.members }) }
     case 'group-deleted': {
       const groups = new Map(state.groups)
       groups.delete(event.preData.id)
@@ -349,7 +349,7 @@ export const evolvePeople = (state: PeopleState, event: EventDraft): PeopleState
       return { ...state, pats }
     }
     case 'public-signup-token-created':
-      return { ...state, signupTokens: withEntry(state.signupTokens, event.data.secret, event.data as SignupToken) }
+      return { ...state, signupTokens: withEntry(state.signupTokens, event.data.secret, event.data) }
     case 'public-signup-token-updated': {
       const current = state.signupTokens.get(event.data.secret)
       if (!current) return state

@@ -100,7 +100,7 @@ export const evolveAccess = (access: ProjectAccess, event: EventDraft): ProjectA
   switch (event.type) {
     case 'project-access-added': {
       let { users, groups } = current
-      for (const { roleId, userIds, groupIds } of event.data.roles as { roleId: number; userIds: number[]; groupIds: number[] }[]) {
+      for (const { roleId, userIds, groupIds } of event.data.roles) {
         for (const id of userIds) users = setRoles(users, id, union(users.get(id), [roleId]))
         for (const id of groupIds) groups = setRoles(groups, id, union(groups.get(id), [roleId]))
       }

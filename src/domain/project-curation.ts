@@ -1,60 +1,45 @@
-import type { CompleteFeature } from '../schemas/lifecycle.js'
-import type { Tag } from '../schemas/shared.js'
 import type { Result } from './errors.js'
-import type { CommandMeta, EventDraft } from './events.js'
-import { decideFavoriteFeature, decideFavoriteProject, evolveFavorites } from './favorites.js'
-import { decideImport, type ImportPlan } from './feature-import.js'
-import { decideAddTag, decideBulkUpdateTags, decideDropTagType, decideRemoveTag, decideUpdateTags, evolveFeatureTags, type TagChanges, type TagWorld } from './feature-tags.js'
-import type { Lifetimes } from './feature-types.js'
-import { decideCompleteFeature, decideUncompleteFeature, evolveLifecycle } from './lifecycle.js'
+import type { EventDraft } from './events.js'
+import { decideFavoriteFeature, decideFavoriteProject, evolveFavorites, type FavoriteCommand } from './favorites.js'
+import { decideImport, type ImportCommand } from './feature-import.js'
+import { decideAddTag, decideBulkUpdateTags, decideDropTagType, decideRemoveTag, decideUpdateTags, evolveFeatureTags, type TagCommand } from './feature-tags.js'
+import { decideCompleteFeature, decideUncompleteFeature, evolveLifecycle, type LifecycleCommand } from './lifecycle.js'
 import type { ProjectState } from './project-state.js'
-import { decideMarkPotentiallyStale, decideSetStale, evolvePotentiallyStale } from './staleness.js'
-import type { ProjectWorld } from './world.js'
+import { decideMarkPotentiallyStale, decideSetStale, evolvePotentiallyStale, type StalenessCommand } from './staleness.js'
+import type { WithMeta } from './world.js'
 
 // Project commands that curate flags rather than configure what SDKs get: tags, favorites,
 // staleness, lifecycle completion, and the import (which also configures, atomically).
-export type CurationCommand =
-  | { type: 'tag.add'; feature: string; tag: Tag; tags: TagWorld }
-  | { type: 'tag.remove'; feature: string; tag: Tag; tags: TagWorld }
-  | { type: 'tags.update'; feature: string; update: { set: Tag[] } | { changes: TagChanges }; tags: TagWorld }
-  | { type: 'tags.bulkUpdate'; features: string[]; changes: TagChanges; tags: TagWorld }
-  | { type: 'tags.dropType'; tagType: string }
-  | { type: 'feature.setStale'; names: string[]; stale: boolean }
-  | { type: 'feature.markPotentiallyStale'; lifetimes: Lifetimes }
-  | { type: 'feature.complete'; feature: string; input: CompleteFeature }
-  | { type: 'feature.uncomplete'; feature: string }
-  | { type: 'favorite.feature'; feature: string; userKey: string; favorite: boolean }
-  | { type: 'favorite.project'; userKey: string; favorite: boolean }
-  | { type: 'features.import'; plan: ImportPlan; ids: string[]; tags: TagWorld }
+export type CurationCommand = TagCommand | StalenessCommand | LifecycleCommand | FavoriteCommand | ImportCommand
 
 type Evolve = (state: ProjectState | undefined, event: EventDraft) => ProjectState | undefined
 
-export const decideCuration = (state: ProjectState, command: CurationCommand, world: ProjectWorld, meta: CommandMeta, evolve: Evolve): Result<EventDraft[]> => {
+export const decideCuration = (state: ProjectState, command: WithMeta<CurationCommand>, evolve: Evolve): Result<EventDraft[]> => {
   switch (command.type) {
     case 'tag.add':
-      return decideAddTag(state, command.feature, command.tag, command.tags, world, meta)
+      return decideAddTag(state, command)
     case 'tag.remove':
-      return decideRemoveTag(state, command.feature, command.tag, command.tags, world, meta)
+      return decideRemoveTag(state, command)
     case 'tags.update':
-      return decideUpdateTags(state, command.feature, command.update, command.tags, world, meta)
+      return decideUpdateTags(state, command)
     case 'tags.bulkUpdate':
-      return decideBulkUpdateTags(state, command.features, command.changes, command.tags, meta)
+      return decideBulkUpdateTags(state, command)
     case 'tags.dropType':
-      return decideDropTagType(state, command.tagType, meta)
+      return decideDropTagType(state, command)
     case 'feature.setStale':
-      return decideSetStale(state, command.names, command.stale, world, meta)
+      return decideSetStale(state, command)
     case 'feature.markPotentiallyStale':
-      return decideMarkPotentiallyStale(state, command.lifetimes, meta)
+      return decideMarkPotentiallyStale(state, command)
     case 'feature.complete':
-      return decideCompleteFeature(state, command.feature, command.input, world, meta)
+      return decideCompleteFeature(state, command)
     case 'feature.uncomplete':
-      return decideUncompleteFeature(state, command.feature, world, meta)
+      return decideUncompleteFeature(state, command)
     case 'favorite.feature':
-      return decideFavoriteFeature(state, command.feature, command.userKey, command.favorite, world, meta)
+      return decideFavoriteFeature(state, command)
     case 'favorite.project':
-      return decideFavoriteProject(state, command.userKey, command.favorite, meta)
+      return decideFavoriteProject(state, command)
     case 'features.import':
-      return decideImport(state, command.plan, command.ids, command.tags, world, meta, evolve)
+      return decideImport(state, command, evolve)
   }
 }
 

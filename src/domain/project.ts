@@ -1,14 +1,11 @@
-import type { CreateFeature, JsonPatch, ReplaceFeature, UpdateFeature, UpdateFeatureStrategy } from '../schemas/features.js'
-import type { CreateProject, ProjectEnvironmentInput, UpdateProject } from '../schemas/projects.js'
-import type { CreateFeatureStrategy, FeatureVariant } from '../schemas/shared.js'
-import { decideAddDependency, decideRemoveDependency } from './dependencies.js'
+import { decideAddDependency, decideRemoveDependency, type DependencyCommand } from './dependencies.js'
 import { decideRevert, type RevertRequest } from './feature-revert.js'
-import { decideMoveIn, decideMoveOut, evolveFeatureMove } from './feature-move.js'
+import { decideMoveIn, decideMoveOut, evolveFeatureMove, type MoveCommand } from './feature-move.js'
 import { decideAccess, emptyAccess, evolveAccess, type AccessCommand } from './project-access.js'
-import { decideSetEnvironmentVariants, decideSetLegacyVariants } from './feature-variants.js'
+import { decideSetEnvironmentVariants, decideSetLegacyVariants, type VariantsCommand } from './feature-variants.js'
 import { fail, notFound, ok, type Result } from './errors.js'
-import { checkChangeRequestRequirement, decideChangeRequestConfig } from './change-request-rules.js'
-import type { CommandMeta, EventDraft } from './events.js'
+import { checkChangeRequestRequirement, decideChangeRequestConfig, type ChangeRequestConfigCommand } from './change-request-rules.js'
+import type { EventDraft } from './events.js'
 import {
   decideArchiveFeatures,
   decideCreateFeature,
@@ -17,9 +14,10 @@ import {
   decideReplaceFeature,
   decideReviveFeatures,
   decideUpdateFeature,
+  type FeatureCommand,
 } from './features.js'
 import { updateEntry, withEntry, withoutEntry } from './immutable.js'
-import type { Dependency, Feature, FeatureEnvironment, ProjectEnvironment, ProjectState, Strategy } from './project-state.js'
+import type { Feature, FeatureEnvironment, ProjectEnvironment, ProjectState } from './project-state.js'
 import {
   decideAddProjectEnvironment,
   decideCreateProject,
@@ -28,6 +26,7 @@ import {
   decideRemoveProjectEnvironment,
   decideSetDefaultStrategy,
   decideUpdateProject,
+  type ProjectSetupCommand,
 } from './projects.js'
 import {
   decideAddStrategy,
@@ -35,43 +34,23 @@ import {
   decideReorderStrategies,
   decideToggleEnvironment,
   decideUpdateStrategy,
+  type StrategyCommand,
 } from './strategies.js'
-import type { ProjectWorld } from './world.js'
+import type { WithMeta } from './world.js'
 import { decideCuration, evolveCuration, type CurationCommand } from './project-curation.js'
 
-type WithMeta<C> = C & { meta: CommandMeta; world: ProjectWorld }
-
 export type ProjectCommand = WithMeta<
-  | { type: 'project.create'; id: string; input: CreateProject }
-  | { type: 'project.update'; input: UpdateProject }
-  | { type: 'project.delete' }
-  | { type: 'projectEnvironment.add'; input: ProjectEnvironmentInput; defaultStrategy: CreateFeatureStrategy | null }
-  | { type: 'projectEnvironment.remove'; environment: string }
-  | { type: 'projectEnvironment.dropDeleted'; environment: string }
-  | { type: 'defaultStrategy.set'; environment: string; strategy: CreateFeatureStrategy }
-  | { type: 'feature.create'; input: CreateFeature }
-  | { type: 'feature.update'; name: string; input: UpdateFeature }
-  | { type: 'feature.replace'; name: string; input: ReplaceFeature }
-  | { type: 'feature.patch'; name: string; patch: JsonPatch }
-  | { type: 'feature.archive'; names: string[] }
-  | { type: 'feature.revive'; names: string[] }
-  | { type: 'feature.delete'; names: string[] }
-  | { type: 'featureEnvironment.toggle'; feature: string; environment: string; enabled: boolean; activateDisabledStrategies: boolean; newStrategyId: string }
-  | { type: 'strategy.add'; feature: string; environment: string; input: CreateFeatureStrategy; id: string }
-  | { type: 'strategy.update'; feature: string; environment: string; id: string; input: UpdateFeatureStrategy; exact?: boolean }
-  | { type: 'strategy.delete'; feature: string; environment: string; id: string }
-  | { type: 'strategy.reorder'; feature: string; environment: string; order: { id: string; sortOrder: number }[] }
-  | { type: 'variants.set'; feature: string; environments: string[]; variants: FeatureVariant[] }
-  | { type: 'variants.setLegacy'; feature: string; variants: FeatureVariant[] }
-  | { type: 'feature.moveOut'; feature: string; target: ProjectState }
-  | { type: 'feature.moveIn'; feature: Feature }
-  | { type: 'dependency.add'; feature: string; dependency: Dependency }
-  | { type: 'dependency.remove'; feature: string; parent?: string }
+  | ProjectSetupCommand
+  | FeatureCommand
+  | StrategyCommand
+  | VariantsCommand
+  | MoveCommand
+  | DependencyCommand
   | AccessCommand
   | CurationCommand
+  | ChangeRequestConfigCommand
   | { type: 'batch'; commands: ProjectCommand[] }
   | ({ type: 'feature.revert' } & RevertRequest)
-  | { type: 'changeRequestConfig.set'; environment: string; changeRequestsEnabled: boolean; requiredApprovals: number }
 >
 
 export type ProjectCommandType = ProjectCommand['type']
@@ -88,15 +67,15 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
       return commands.ok ? decideBatch(state, commands.value) : commands
     }
     case 'changeRequestConfig.set':
-      return decideChangeRequestConfig(state, command.environment, command.changeRequestsEnabled, command.requiredApprovals, meta)
+      return decideChangeRequestConfig(state, command)
     case 'project.create':
-      return decideCreateProject(state, command.id, command.input, world, meta)
+      return decideCreateProject(state, command)
     case 'project.update':
       return decideUpdateProject(state, command.input, meta)
     case 'project.delete':
       return decideDeleteProject(state, meta)
     case 'projectEnvironment.add':
-      return decideAddProjectEnvironment(state, command.input, command.defaultStrategy, world, meta)
+      return decideAddProjectEnvironment(state, command)
     case 'projectEnvironment.remove':
       return decideRemoveProjectEnvironment(state, command.environment, meta)
     case 'projectEnvironment.dropDeleted':
@@ -106,11 +85,11 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
     case 'feature.create':
       return decideCreateFeature(state, command.input, world, meta)
     case 'feature.update':
-      return decideUpdateFeature(state, command.name, command.input, world, meta)
+      return decideUpdateFeature(state, command)
     case 'feature.replace':
-      return decideReplaceFeature(state, command.name, command.input, world, meta)
+      return decideReplaceFeature(state, command)
     case 'feature.patch':
-      return decidePatchFeature(state, command.name, command.patch, world, meta)
+      return decidePatchFeature(state, command)
     case 'feature.archive':
       return decideArchiveFeatures(state, command.names, world, meta)
     case 'feature.revive':
@@ -118,27 +97,27 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
     case 'feature.delete':
       return decideDeleteFeatures(state, command.names, world, meta)
     case 'featureEnvironment.toggle':
-      return decideToggleEnvironment(state, command.feature, command.environment, command.enabled, command, world, meta)
+      return decideToggleEnvironment(state, command)
     case 'strategy.add':
-      return decideAddStrategy(state, command.feature, command.environment, command.input, command.id, world, meta)
+      return decideAddStrategy(state, command)
     case 'strategy.update':
-      return decideUpdateStrategy(state, command.feature, command.environment, command.id, command.input, world, meta, command.exact)
+      return decideUpdateStrategy(state, command)
     case 'strategy.delete':
-      return decideDeleteStrategy(state, command.feature, command.environment, command.id, world, meta)
+      return decideDeleteStrategy(state, command)
     case 'strategy.reorder':
-      return decideReorderStrategies(state, command.feature, command.environment, command.order, world, meta)
+      return decideReorderStrategies(state, command)
     case 'variants.set':
-      return decideSetEnvironmentVariants(state, command.feature, command.environments, command.variants, world, meta)
+      return decideSetEnvironmentVariants(state, command)
     case 'feature.moveOut':
-      return decideMoveOut(state, command.feature, command.target, world, meta)
+      return decideMoveOut(state, command)
     case 'feature.moveIn':
-      return decideMoveIn(state, command.feature, meta)
+      return decideMoveIn(state, command)
     case 'variants.setLegacy':
-      return decideSetLegacyVariants(state, command.feature, command.variants, world, meta)
+      return decideSetLegacyVariants(state, command)
     case 'dependency.add':
-      return decideAddDependency(state, command.feature, command.dependency, world, meta)
+      return decideAddDependency(state, command)
     case 'dependency.remove':
-      return decideRemoveDependency(state, command.feature, command.parent, world, meta)
+      return decideRemoveDependency(state, command)
     case 'access.add':
     case 'access.setUserRoles':
     case 'access.setGroupRoles':
@@ -146,7 +125,7 @@ export const decideProject = (state: ProjectState, command: ProjectCommand): Res
     case 'access.removeGroup':
       return decideAccess(state, command, world.people, meta)
     default:
-      return decideCuration(state, command, world, meta, evolveProject)
+      return decideCuration(state, command, evolveProject)
   }
 }
 
@@ -290,11 +269,11 @@ export const evolveProject = (state: ProjectState | undefined, event: EventDraft
     case 'feature-environment-disabled':
       return updateFeatureEnvironment(state, event, (env) => ({ ...env, enabled: event.type === 'feature-environment-enabled' }))
     case 'feature-strategy-add':
-      return updateFeatureEnvironment(state, event, (env) => ({ ...env, strategies: [...env.strategies, event.data as Strategy] }))
+      return updateFeatureEnvironment(state, event, (env) => ({ ...env, strategies: [...env.strategies, event.data] }))
     case 'feature-strategy-update':
       return updateFeatureEnvironment(state, event, (env) => ({
         ...env,
-        strategies: env.strategies.map((s) => (s.id === event.data.id ? (event.data as Strategy) : s)),
+        strategies: env.strategies.map((s) => (s.id === event.data.id ? event.data : s)),
       }))
     case 'feature-strategy-remove':
       return updateFeatureEnvironment(state, event, (env) => ({ ...env, strategies: env.strategies.filter((s) => s.id !== event.preData.id) }))

@@ -3,6 +3,7 @@ import { namingPatternTest } from './naming-pattern.js'
 import type { CreateProject, FeatureNaming, ProjectEnvironmentInput, UpdateProject } from '../schemas/projects.js'
 import type { CreateFeatureStrategy } from '../schemas/shared.js'
 import { DomainError, badData, fail, invalidOperation, nameExists, notFound, ok, type Result } from './errors.js'
+import type { ProjectData } from './event-data.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import type { Environment } from './instance-state.js'
 import type { ProjectSettings, ProjectState } from './project-state.js'
@@ -54,18 +55,28 @@ const normalisedNaming = (naming: FeatureNaming | undefined): FeatureNaming => (
   description: naming?.pattern ? naming.description || null : null,
 })
 
-export const projectData = (state: ProjectState) => ({
+export const projectData = (state: ProjectState): ProjectData => ({
   ...state.settings,
   environments: [...state.environments.keys()],
 })
 
-export const decideCreateProject = (
-  state: ProjectState | undefined,
-  id: string,
-  input: CreateProject,
-  world: ProjectWorldView,
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
+// A project's decisions that need only part of the world: the environments and how many projects there are.
+type WithView<C> = C & { meta: CommandMeta; world: ProjectWorldView }
+
+type CreateProjectCommand = { type: 'project.create'; id: string; input: CreateProject }
+type AddProjectEnvironment = { type: 'projectEnvironment.add'; input: ProjectEnvironmentInput; defaultStrategy: CreateFeatureStrategy | null }
+
+// A project's own settings and environments.
+export type ProjectSetupCommand =
+  | CreateProjectCommand
+  | { type: 'project.update'; input: UpdateProject }
+  | { type: 'project.delete' }
+  | AddProjectEnvironment
+  | { type: 'projectEnvironment.remove'; environment: string }
+  | { type: 'projectEnvironment.dropDeleted'; environment: string }
+  | { type: 'defaultStrategy.set'; environment: string; strategy: CreateFeatureStrategy }
+
+export const decideCreateProject = (state: ProjectState | undefined, { id, input, world, meta }: WithView<CreateProjectCommand>): Result<EventDraft[]> => {
   if (state) return fail(nameExists('A project with this id already exists.'))
   if (world.projectCount >= limits.projects) {
     return fail(new DomainError('ExceedsLimitError', `Failed to create project. You can't create more than the established limit of ${limits.projects}.`))
@@ -123,13 +134,7 @@ export const decideDeleteProject = (state: ProjectState, meta: CommandMeta): Res
   return ok([draft(meta, 'project-deleted', { project: state.settings.id, preData: projectData(state) })])
 }
 
-export const decideAddProjectEnvironment = (
-  state: ProjectState,
-  input: ProjectEnvironmentInput,
-  defaultStrategy: CreateFeatureStrategy | null,
-  world: ProjectWorldView,
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
+export const decideAddProjectEnvironment = (state: ProjectState, { input, defaultStrategy, world, meta }: WithView<AddProjectEnvironment>): Result<EventDraft[]> => {
   if (!world.environments.has(input.environment)) return fail(badData(`Environment ${input.environment} does not exist`))
   if (state.environments.has(input.environment)) {
     return fail(nameExists(`${state.settings.id} already has the environment ${input.environment} enabled`))

@@ -1,10 +1,15 @@
 import { ok, type Result } from './errors.js'
-import { draft, type CommandMeta, type EventDraft } from './events.js'
+import { draft, type EventDraft } from './events.js'
 import { findFeature } from './features.js'
 import type { Lifetimes } from './feature-types.js'
 import { updateEntry } from './immutable.js'
 import type { Feature, ProjectState } from './project-state.js'
-import type { ProjectWorld } from './world.js'
+import type { WithMeta } from './world.js'
+
+type SetStale = { type: 'feature.setStale'; names: string[]; stale: boolean }
+type MarkPotentiallyStale = { type: 'feature.markPotentiallyStale'; lifetimes: Lifetimes }
+
+export type StalenessCommand = SetStale | MarkPotentiallyStale
 
 const dayMs = 24 * 60 * 60 * 1000
 
@@ -19,7 +24,7 @@ export const isPastLifetime = (feature: Feature, lifetimes: Lifetimes, nowMs: nu
 export const potentiallyStaleCandidates = (state: ProjectState, lifetimes: Lifetimes, nowMs: number): Feature[] =>
   [...state.features.values()].filter((f) => !f.potentiallyStale && isPastLifetime(f, lifetimes, nowMs))
 
-export const decideMarkPotentiallyStale = (state: ProjectState, lifetimes: Lifetimes, meta: CommandMeta): Result<EventDraft[]> =>
+export const decideMarkPotentiallyStale = (state: ProjectState, { lifetimes, meta }: WithMeta<MarkPotentiallyStale>): Result<EventDraft[]> =>
   ok(
     potentiallyStaleCandidates(state, lifetimes, Date.parse(meta.now)).map((f) =>
       draft(meta, 'feature-potentially-stale-on', { project: state.settings.id, featureName: f.name }),
@@ -27,7 +32,7 @@ export const decideMarkPotentiallyStale = (state: ProjectState, lifetimes: Lifet
   )
 
 // POST /api/admin/projects/:projectId/stale: events only for flags whose staleness changes.
-export const decideSetStale = (state: ProjectState, names: string[], stale: boolean, world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {
+export const decideSetStale = (state: ProjectState, { names, stale, world, meta }: WithMeta<SetStale>): Result<EventDraft[]> => {
   const events: EventDraft[] = []
   for (const name of new Set(names)) {
     const found = findFeature(state, name, world)

@@ -7,7 +7,16 @@ import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { archivedFeature, featureNotInProject, findActiveFeature } from './features.js'
 import type { Feature, FeatureEnvironment, ProjectState, Strategy } from './project-state.js'
 import { normaliseVariants } from './variants.js'
-import type { ProjectWorld } from './world.js'
+import type { ProjectWorld, WithMeta } from './world.js'
+
+type ToggleEnvironment = { type: 'featureEnvironment.toggle'; feature: string; environment: string; enabled: boolean; activateDisabledStrategies: boolean; newStrategyId: string }
+type AddStrategy = { type: 'strategy.add'; feature: string; environment: string; input: CreateFeatureStrategy; id: string }
+type UpdateStrategy = { type: 'strategy.update'; feature: string; environment: string; id: string; input: UpdateFeatureStrategy; exact?: boolean }
+type DeleteStrategy = { type: 'strategy.delete'; feature: string; environment: string; id: string }
+type ReorderStrategies = { type: 'strategy.reorder'; feature: string; environment: string; order: { id: string; sortOrder: number }[] }
+
+// A flag's strategies in an environment, and the environment switched on or off.
+export type StrategyCommand = ToggleEnvironment | AddStrategy | UpdateStrategy | DeleteStrategy | ReorderStrategies
 
 
 const exceedsLimit = (resource: string, limit: number) =>
@@ -41,16 +50,21 @@ export const findTarget = (state: ProjectState, featureName: string, environment
   return ok({ feature: found.value, environment, featureEnvironment })
 }
 
+// A strategy to be saved on a flag: what was asked for, and the constraints it had (none when new).
+interface StrategyToSave {
+  featureName: string
+  input: CreateFeatureStrategy
+  id: string
+  sortOrder: number
+  existingConstraints?: readonly Constraint[]
+}
+
 // The server's defaults when saving (SEMANTICS 1.3): every parameter a string; a flexibleRollout gets
 // rollout 100, the project's default stickiness and the flag name as groupId when those are empty.
 export const prepareStrategy = (
   state: ProjectState,
-  featureName: string,
-  input: CreateFeatureStrategy,
-  id: string,
-  sortOrder: number,
+  { featureName, input, id, sortOrder, existingConstraints = [] }: StrategyToSave,
   world: ProjectWorld,
-  existingConstraints: readonly Constraint[] = [],
 ): Result<Strategy> => {
   if (!world.strategyTypeExists(input.name)) return fail(badData(`Could not find strategy type with name ${input.name}`))
   const constraints = input.constraints ?? []
@@ -98,24 +112,17 @@ const keysOf = (state: ProjectState, target: StrategyTarget) => ({
   featureName: target.feature.name,
 })
 
-export const strategyData = (strategy: Strategy) => ({ ...strategy })
+export const strategyData = (strategy: Strategy): Strategy => ({ ...strategy })
 
-export const decideAddStrategy = (
-  state: ProjectState,
-  featureName: string,
-  environment: string,
-  input: CreateFeatureStrategy,
-  id: string,
-  world: ProjectWorld,
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
+export const decideAddStrategy = (state: ProjectState, command: WithMeta<AddStrategy>): Result<EventDraft[]> => {
+  const { feature: featureName, environment, input, id, world, meta } = command
   const target = findTarget(state, featureName, environment, world)
   if (!target.ok) return target
   const strategies = target.value.featureEnvironment.strategies
   if (strategies.length >= limits.featureEnvironmentStrategies) {
     return fail(new DomainError('ExceedsLimitError', `Failed to create strategy. You can't create more than the established limit of ${limits.featureEnvironmentStrategies}.`))
   }
-  const prepared = prepareStrategy(state, featureName, input, id, input.sortOrder ?? nextSortOrder(strategies), world)
+  const prepared = prepareStrategy(state, { featureName, input, id, sortOrder: input.sortOrder ?? nextSortOrder(strategies) }, world)
   if (!prepared.ok) return prepared
   return ok([draft(meta, 'feature-strategy-add', { ...keysOf(state, target.value), data: strategyData(prepared.value) })])
 }
@@ -140,16 +147,8 @@ const switchOffWhenEmpty = (state: ProjectState, target: StrategyTarget, remaini
 // A PUT replaces a strategy as Unleash 8.2 does (side by side): its constraints, variants and parameters
 // become what the body says (none when left out, then the defaults of prepareStrategy); its name, title,
 // disabled flag and segments are kept when left out or null. `exact` (a revert) writes a null title too.
-export const decideUpdateStrategy = (
-  state: ProjectState,
-  featureName: string,
-  environment: string,
-  strategyId: string,
-  input: UpdateFeatureStrategy,
-  world: ProjectWorld,
-  meta: CommandMeta,
-  exact = false,
-): Result<EventDraft[]> => {
+export const decideUpdateStrategy = (state: ProjectState, command: WithMeta<UpdateStrategy>): Result<EventDraft[]> => {
+  const { feature: featureName, environment, id: strategyId, input, exact = false, world, meta } = command
   const target = findTarget(state, featureName, environment, world)
   if (!target.ok) return target
   const current = findStrategy(state, target.value, strategyId)
@@ -163,7 +162,8 @@ export const decideUpdateStrategy = (
     parameters: input.parameters ?? {},
     segments: input.segments ?? current.value.segments,
   }
-  const prepared = prepareStrategy(state, featureName, replaced, strategyId, input.sortOrder ?? current.value.sortOrder, world, current.value.constraints)
+  const toSave = { featureName, input: replaced, id: strategyId, sortOrder: input.sortOrder ?? current.value.sortOrder, existingConstraints: current.value.constraints }
+  const prepared = prepareStrategy(state, toSave, world)
   if (!prepared.ok) return prepared
   if (JSON.stringify(prepared.value) === JSON.stringify(current.value)) return ok([])
   const remaining = target.value.featureEnvironment.strategies.map((s) => (s.id === strategyId ? prepared.value : s))
@@ -173,14 +173,8 @@ export const decideUpdateStrategy = (
   ])
 }
 
-export const decideDeleteStrategy = (
-  state: ProjectState,
-  featureName: string,
-  environment: string,
-  strategyId: string,
-  world: ProjectWorld,
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
+export const decideDeleteStrategy = (state: ProjectState, command: WithMeta<DeleteStrategy>): Result<EventDraft[]> => {
+  const { feature: featureName, environment, id: strategyId, world, meta } = command
   const target = findTarget(state, featureName, environment, world)
   if (!target.ok) return target
   // Unleash 8.2 (side by side): an unknown id is a 404, one of another flag a 403.
@@ -193,14 +187,8 @@ export const decideDeleteStrategy = (
   ])
 }
 
-export const decideReorderStrategies = (
-  state: ProjectState,
-  featureName: string,
-  environment: string,
-  order: { id: string; sortOrder: number }[],
-  world: ProjectWorld,
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
+export const decideReorderStrategies = (state: ProjectState, command: WithMeta<ReorderStrategies>): Result<EventDraft[]> => {
+  const { feature: featureName, environment, order, world, meta } = command
   const target = findTarget(state, featureName, environment, world)
   if (!target.ok) return target
   const strategies = target.value.featureEnvironment.strategies
@@ -242,15 +230,8 @@ export const defaultStrategyFor = (state: ProjectState, featureName: string, env
   return { ...strategy, parameters }
 }
 
-export const decideToggleEnvironment = (
-  state: ProjectState,
-  featureName: string,
-  environment: string,
-  enabled: boolean,
-  options: { activateDisabledStrategies: boolean; newStrategyId: string },
-  world: ProjectWorld,
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
+export const decideToggleEnvironment = (state: ProjectState, command: WithMeta<ToggleEnvironment>): Result<EventDraft[]> => {
+  const { feature: featureName, environment, enabled, world, meta } = command
   const feature = state.features.get(featureName)
   if (!feature) return fail(featureNotInProject(featureName, state.settings.id, world))
   const featureEnvironment = feature.environments.get(environment)
@@ -262,12 +243,13 @@ export const decideToggleEnvironment = (
   const events: EventDraft[] = []
   const strategies = featureEnvironment.strategies
   const hasActive = strategies.some((s) => !s.disabled)
-  if (!hasActive && options.activateDisabledStrategies && strategies.length > 0) {
+  if (!hasActive && command.activateDisabledStrategies && strategies.length > 0) {
     for (const strategy of strategies) {
       events.push(draft(meta, 'feature-strategy-update', { ...keys, data: strategyData({ ...strategy, disabled: false }), preData: strategyData(strategy) }))
     }
   } else if (!hasActive) {
-    const prepared = prepareStrategy(state, featureName, defaultStrategyFor(state, featureName, environment), options.newStrategyId, nextSortOrder(strategies), world)
+    const toSave = { featureName, input: defaultStrategyFor(state, featureName, environment), id: command.newStrategyId, sortOrder: nextSortOrder(strategies) }
+    const prepared = prepareStrategy(state, toSave, world)
     if (!prepared.ok) return prepared
     events.push(draft(meta, 'feature-strategy-add', { ...keys, data: strategyData(prepared.value) }))
   }

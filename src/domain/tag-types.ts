@@ -44,10 +44,10 @@ export const evolveTagTypes = (state: InstanceState, event: EventDraft): Instanc
   switch (event.type) {
     case 'tag-type-created':
     case 'tag-type-updated':
-      return { ...state, tagTypes: withEntry(state.tagTypes, event.data.name as string, event.data as TagType) }
+      return { ...state, tagTypes: withEntry(state.tagTypes, event.data.name, event.data) }
     case 'tag-type-deleted': {
       // Unleash cascades: the type's tags go with it.
-      const type = event.preData.name as string
+      const type = event.preData.name
       let tags = state.tags
       for (const [key, tag] of state.tags) if (tag.type === type) tags = withoutEntry(tags, key)
       return { ...state, tagTypes: withoutEntry(state.tagTypes, type), tags }

@@ -1,2 +1,2 @@
 // Omit over each member of a union, so a command union keeps its discriminant.
-export type DistributiveOmit<T, K extends keyof any> = T extends unknown ? Omit<T, K> : never
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never

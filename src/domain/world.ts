@@ -1,3 +1,4 @@
+import type { CommandMeta } from './events.js'
 import type { Environment, InstanceState } from './instance-state.js'
 import type { PeopleState } from './people-state.js'
 import type { ProjectState } from './project-state.js'
@@ -46,3 +47,6 @@ export const projectWorldOf = (instance: InstanceState, projects: readonly (read
     return values.length > 0 ? new Set(values.map((v) => v.value)) : undefined
   },
 })
+
+// A project command as its decision gets it: who asked, and the world as it was when it was sent.
+export type WithMeta<C> = C & { meta: CommandMeta; world: ProjectWorld }

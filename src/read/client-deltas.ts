@@ -15,13 +15,24 @@ export type Touch =
 const notFlagContent = ['change-request-', 'change-', 'project-access-', 'project-user-', 'project-group-']
 const notFlagContentTypes = new Set(['project-created', 'project-updated', 'project-deleted', 'default-strategy-updated'])
 
+const segmentOf = (record: EventRecord): Segment | undefined => {
+  switch (record.type) {
+    case 'segment-created':
+    case 'segment-updated':
+      return record.data
+    case 'segment-deleted':
+      return record.preData
+    default:
+      return undefined
+  }
+}
+
 // Only called for records that touch the client payload (server.ts decides which do).
 export const touchOf = (record: EventRecord): Touch | undefined => {
   const { id, type } = record
   if (type.startsWith('segment-')) {
-    const segment = (record.data ?? record.preData) as { id?: unknown; project?: unknown } | undefined
-    if (typeof segment?.id !== 'number') return undefined
-    return { id, kind: 'segment', segmentId: segment.id, project: typeof segment.project === 'string' ? segment.project : undefined }
+    const segment = segmentOf(record)
+    return segment && { id, kind: 'segment', segmentId: segment.id, project: segment.project ?? undefined }
   }
   if (!record.project || notFlagContentTypes.has(type) || notFlagContent.some((prefix) => type.startsWith(prefix))) return undefined
   const environment = record.environment ?? undefined

@@ -1,4 +1,6 @@
+import { isChangeRequestRecord } from '../domain/change-requests.js'
 import { isInternalRecord, type EventRecord } from '../domain/events.js'
+import type { Strategy } from '../domain/project-state.js'
 import { containsMatcher, type EventSearch } from '../domain/search.js'
 
 // GET /api/admin/search/events: Unleash 8.2's event search over the log, and the label and markdown
@@ -107,7 +109,7 @@ const featureOf = (event: EventRecord, url: string) => (event.featureName ? `[${
 const projectOf = (event: EventRecord, url: string) => (event.project ? `[${event.project}](${url}/projects/${event.project})` : '')
 
 const changeRequestOf = (event: EventRecord, url: string): string => {
-  const id = event.data?.changeRequestId || event.preData?.changeRequestId
+  const id = isChangeRequestRecord(event) ? event.data.changeRequestId : undefined
   if (!event.project || !id) return ''
   const feature = featureOf(event, url)
   return [
@@ -118,7 +120,24 @@ const changeRequestOf = (event: EventRecord, url: string): string => {
   ].join('')
 }
 
-const strategyTitleOf = (event: EventRecord): string => str(event.preData?.title || event.data?.title || event.preData?.name || event.data?.name)
+// The strategy a strategy event is about, as it was and as it is (either absent).
+const strategyChangeOf = (event: EventRecord): { before?: Strategy; after?: Strategy } | undefined => {
+  switch (event.type) {
+    case 'feature-strategy-add':
+      return { after: event.data }
+    case 'feature-strategy-update':
+      return { before: event.preData, after: event.data }
+    case 'feature-strategy-remove':
+      return { before: event.preData }
+    default:
+      return undefined
+  }
+}
+
+const strategyTitleOf = (event: EventRecord): string => {
+  const strategy = strategyChangeOf(event)
+  return strategy ? str(strategy.before?.title || strategy.after?.title || strategy.before?.name || strategy.after?.name) : ''
+}
 
 const operatorWords: Record<string, string> = {
   IN: 'is one of',
@@ -216,8 +235,11 @@ type Template = [label: string, text: (f: Formatting) => string]
 const byUser = (f: Formatting) => bold(f.user)
 const inProject = (f: Formatting) => `in project ${bold(f.project)}`
 const forEnvironment = (f: Formatting) => `for the ${bold(str(f.event.environment))} environment`
-const data = (f: Formatting, key: string) => str(f.event.data?.[key])
-const preData = (f: Formatting, key: string) => str(f.event.preData?.[key])
+// Unleash's templates read a field of whatever an event carries, by name; one it lacks reads as ''.
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
+const fieldOf = (value: unknown, key: string): unknown => (isObject(value) ? value[key] : undefined)
+const data = (f: Formatting, key: string) => str(fieldOf(f.event.data, key))
+const preData = (f: Formatting, key: string) => str(fieldOf(f.event.preData, key))
 
 const changeRequestTemplate = (label: string, verb: string): Template => [label, (f) => `${byUser(f)} ${verb} ${f.changeRequest}`]
 

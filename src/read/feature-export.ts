@@ -1,3 +1,4 @@
+import type { FeatureExport } from '../domain/event-data.js'
 import type { InstanceState } from '../domain/instance-state.js'
 import type { Feature, ProjectState } from '../domain/project-state.js'
 import { orderedStrategies } from '../domain/strategies.js'
@@ -30,7 +31,7 @@ export const exportedFeatureNames = (source: ExportSource, query: { features?: s
 }
 
 // Unleash's export format (exportResultSchema) for the flags named, in one environment.
-export const exportFeatures = (source: ExportSource, names: string[], environment: string) => {
+export const exportFeatures = (source: ExportSource, names: string[], environment: string): FeatureExport => {
   const features = [...new Set(names)].map((n) => findFeature(source.projects, n)).filter((f): f is Feature => f !== undefined)
   const strategies = features.flatMap((f) =>
     orderedStrategies(f.environments.get(environment)?.strategies ?? []).map((s) => ({

@@ -99,15 +99,13 @@ export interface ProjectInsightsSnapshot {
 const membersAddedBy = (event: EventDraft): number => {
   switch (event.type) {
     case 'project-created':
-      return typeof event.data?.owner === 'number' ? 1 : 0
-    case 'project-access-added': {
-      const roles = (event.data?.roles ?? []) as { userIds?: number[] }[]
-      return new Set(roles.flatMap((r) => r.userIds ?? [])).size
-    }
+      return typeof event.data.owner === 'number' ? 1 : 0
+    case 'project-access-added':
+      return new Set(event.data.roles.flatMap((r) => r.userIds)).size
     case 'project-user-added':
       return 1
     case 'project-access-user-roles-updated':
-      return (event.preData?.roles ?? []).length === 0 ? 1 : 0
+      return event.preData.roles.length === 0 ? 1 : 0
     default:
       return 0
   }

@@ -27,6 +27,7 @@ export const payloadSchemas = {
   updateSegment: v.object({ ...upsertSegmentSchema.entries, id: segmentId }),
   deleteSegment: v.object({ id: segmentId }),
 } satisfies Record<ChangeAction, v.GenericSchema>
+export type ChangePayloads = { [A in ChangeAction]: v.InferOutput<(typeof payloadSchemas)[A]> }
 
 export const changeInputSchema = v.object({
   feature: v.nullish(urlFriendlyName('feature')),

@@ -122,7 +122,7 @@ const commandFor = (type: ChangeRequestCommandType): ChangeRequestCommand => {
     case 'change.add':
       return { ...by(author), type, changes: [{ ...newChange, payload: { enabled: false } }] }
     case 'change.edit':
-      return { ...by(author), type, changeId: 1, payload: { enabled: false }, snapshot: null }
+      return { ...by(author), type, changeId: 1, change: { action: 'updateEnabled', payload: { enabled: false }, snapshot: null } }
     case 'change.discard':
       return { ...by(author), type, changeId: 1 }
     case 'title.set':

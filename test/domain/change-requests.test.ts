@@ -7,7 +7,8 @@ import type { CommandMeta, EventDraft } from '../../src/domain/events.js'
 import { emptyInstance, type InstanceState, type Segment } from '../../src/domain/instance-state.js'
 import { decideProject, type ProjectCommand } from '../../src/domain/project.js'
 import { statusOf } from '../../src/http/errors.js'
-import type { ChangeAction } from '../../src/schemas/change-requests.js'
+import * as v from 'valibot'
+import { payloadSchemas, type ChangeAction } from '../../src/schemas/change-requests.js'
 import { Scenario, errorOf, featureVariants, typesOf, valueOf } from './fixtures/scenario.js'
 
 const author: Author = { id: 10, username: 'author@example.com' }
@@ -50,14 +51,14 @@ t.test('change.add continues the numbering; change.edit and change.discard need 
   let request = created()
   request = step(request, cmd({ type: 'change.add', changes: [{ ...enable, action: 'archiveFeature', payload: {} }] })).request
   t.same(request.changes.map((c) => [c.id, c.action]), [[1, 'updateEnabled'], [2, 'archiveFeature']])
-  const edited = step(request, cmd({ type: 'change.edit', changeId: 1, payload: { enabled: false }, snapshot: 'snap' }))
+  const edited = step(request, cmd({ type: 'change.edit', changeId: 1, change: { action: 'updateEnabled', payload: { enabled: false }, snapshot: [] } }))
   t.same(typesOf(edited.events), ['change-edited'])
-  t.match(edited.request.changes[0], { id: 1, action: 'updateEnabled', payload: { enabled: false }, snapshot: 'snap' })
+  t.match(edited.request.changes[0], { id: 1, action: 'updateEnabled', payload: { enabled: false }, snapshot: [] })
   const discarded = step(edited.request, cmd({ type: 'change.discard', changeId: 2 }))
   t.same(typesOf(discarded.events), ['change-discarded'])
   t.same(discarded.request.changes.map((c) => c.id), [1])
   t.equal(discarded.request.nextChangeId, 3, 'a discarded change id is not reused')
-  const missing = refused(request, cmd({ type: 'change.edit', changeId: 9, payload: {}, snapshot: null }))
+  const missing = refused(request, cmd({ type: 'change.edit', changeId: 9, change: { action: 'archiveFeature', payload: {}, snapshot: null } }))
   t.equal(missing.kind, 'NotFoundError')
   t.equal(statusOf(missing), 404)
   t.equal(refused(request, cmd({ type: 'change.discard', changeId: 9 })).kind, 'NotFoundError')
@@ -67,7 +68,7 @@ t.test('editing or discarding a change while In review takes back the approvals;
   let request = inReview(2)
   request = step(request, cmd({ type: 'state.approve' }, approver)).request
   t.equal(request.approvals.length, 1)
-  const edited = step(request, cmd({ type: 'change.edit', changeId: 1, payload: { enabled: false }, snapshot: null })).request
+  const edited = step(request, cmd({ type: 'change.edit', changeId: 1, change: { action: 'updateEnabled', payload: { enabled: false }, snapshot: null } })).request
   t.same(edited.approvals, [], 'edit drops approvals')
   t.equal(edited.state, 'In review', 'and stays in review')
   const discarded = step(step(request, cmd({ type: 'change.add', changes: [enable] })).request, cmd({ type: 'change.discard', changeId: 2 })).request
@@ -176,7 +177,7 @@ t.test('schedule, apply, fail, suspend', async (t) => {
 
 t.test('any step on an unknown request is not found', async (t) => {
   t.equal(refused(undefined, cmd({ type: 'state.review' })).kind, 'NotFoundError')
-  t.equal(evolveChangeRequest(undefined, { type: 'change-request-approved', createdAt: 'x', createdBy: 'x', createdByUserId: null, data: {} }), undefined)
+  t.equal(evolveChangeRequest(undefined, { type: 'change-request-approved', createdAt: 'x', createdBy: 'x', createdByUserId: null, data: { changeRequestId: 1 } }), undefined)
 })
 
 t.test('which events belong to change requests', async (t) => {
@@ -201,7 +202,9 @@ const world = () => {
   return { s, first, second }
 }
 
-const change = (action: ChangeAction, payload: unknown, feature: string | null = 'checkout'): Change => ({ id: 1, feature, action, payload, createdAt: 'x', createdBy: author, snapshot: null })
+// A change as the route stores it: the payload parsed with its action's schema (which ties the two, hence the assertion).
+const change = <A extends ChangeAction>(action: A, payload: v.InferInput<(typeof payloadSchemas)[A]>, feature: string | null = 'checkout'): Change =>
+  ({ id: 1, feature, action, payload: v.parse(payloadSchemas[action], payload), createdAt: 'x', createdBy: author, snapshot: null }) as Change
 const withSnapshot = (c: Change, s: Scenario, instance = instanceWith()): Change => ({ ...c, snapshot: targetOf(c, 'production', s.project('web'), instance) })
 
 t.test('targets and conflicts of strategy changes', async (t) => {
@@ -351,12 +354,14 @@ t.test('direct writes to an environment that requires change requests are refuse
 })
 
 t.test('change request configuration', async (t) => {
+  const configure = (environment: string, changeRequestsEnabled: boolean, requiredApprovals: number) =>
+    ({ type: 'changeRequestConfig.set', environment, changeRequestsEnabled, requiredApprovals, meta: meta() }) as const
   const { s } = world()
   const state = s.project('web')
-  t.same(valueOf(decideChangeRequestConfig(state, 'production', false, 1, meta())), [], 'same as now: no event')
-  const events: EventDraft[] = valueOf(decideChangeRequestConfig(state, 'production', true, 3, meta()))
+  t.same(valueOf(decideChangeRequestConfig(state, configure('production', false, 1))), [], 'same as now: no event')
+  const events: EventDraft[] = valueOf(decideChangeRequestConfig(state, configure('production', true, 3)))
   t.same(typesOf(events), ['change-request-configuration-updated'])
   t.match(events[0], { project: 'web', environment: 'production', data: { changeRequestsEnabled: true, requiredApprovals: 3 }, preData: { changeRequestsEnabled: false, requiredApprovals: 1 } })
-  t.equal(errorOf(decideChangeRequestConfig(state, 'staging', true, 1, meta())).kind, 'NotFoundError')
+  t.equal(errorOf(decideChangeRequestConfig(state, configure('staging', true, 1))).kind, 'NotFoundError')
   t.equal(checkChangeRequestRequirement(state, { type: 'strategy.add', environment: 'production', meta: meta() }), undefined, 'not enabled: nothing blocked')
 })

@@ -2,6 +2,7 @@ import t from 'tap'
 import * as v from 'valibot'
 import { createFeatureSchema, replaceFeatureSchema } from '../../src/schemas/features.js'
 import { Scenario, assertError, errorOf, featureInput, typesOf } from './fixtures/scenario.js'
+import { recordOfType } from '../../src/domain/events.js'
 
 const webShop = () => {
   const s = new Scenario()
@@ -210,8 +211,9 @@ t.test('update and patch', async (t) => {
     const s = withFlag()
     const events = s.ok('web', { type: 'feature.patch', name: 'checkout', patch: [{ op: 'replace', path: '/description', value: 'patched' }] })
     t.same(typesOf(events), ['feature-metadata-updated'])
-    t.equal(events[0].data.description, 'patched')
-    t.equal(events[0].preData.description, 'old')
+    const event = recordOfType(events, 'feature-metadata-updated')
+    t.equal(event.data.description, 'patched')
+    t.equal(event.preData.description, 'old')
   })
 
   t.test('patching /stale also emits the stale event', async (t) => {

@@ -2,6 +2,7 @@ import t from 'tap'
 import { decideCreateProject, validateFeatureNaming } from '../../src/domain/projects.js'
 import { statusOf } from '../../src/http/errors.js'
 import { Scenario, assertBadData, environment, errorOf, projectInput, typesOf, valueOf } from './fixtures/scenario.js'
+import { recordOfType } from '../../src/domain/events.js'
 
 t.test('projects', async (t) => {
   t.test('create connects the given environments and fills the defaults', async (t) => {
@@ -42,7 +43,7 @@ t.test('projects', async (t) => {
   t.test('create beyond 500 projects is refused', async (t) => {
     const world = { environments: new Map(), projectCount: 500 }
     const meta = { now: '2024-01-01T00:00:00.000Z', actor: { name: 'a', userId: 1 } }
-    const error = errorOf(decideCreateProject(undefined, 'p', projectInput({ name: 'p' }), world, meta))
+    const error = errorOf(decideCreateProject(undefined, { type: 'project.create', id: 'p', input: projectInput({ name: 'p' }), world, meta }))
     t.equal(error.kind, 'ExceedsLimitError')
     t.equal(statusOf(error), 400)
   })
@@ -245,7 +246,7 @@ t.test('default strategy', async (t) => {
     s.ok('web', { type: 'defaultStrategy.set', environment: 'development', strategy: { ...flexible, parameters: { ...flexible.parameters, groupId: 'shared' } } })
     s.createFeature('web', 'checkout')
     const events = valueOf(s.toggle('web', 'checkout', 'development', true))
-    t.equal(events[0].data.parameters.groupId, 'shared')
+    t.equal(recordOfType(events, 'feature-strategy-add').data.parameters.groupId, 'shared')
   })
 
   t.test('an empty configured stickiness becomes the project default', async (t) => {
@@ -254,6 +255,6 @@ t.test('default strategy', async (t) => {
     s.ok('web', { type: 'defaultStrategy.set', environment: 'development', strategy: { ...flexible, parameters: { rollout: '20', stickiness: '', groupId: '' } } })
     s.createFeature('web', 'checkout')
     const events = valueOf(s.toggle('web', 'checkout', 'development', true))
-    t.same(events[0].data.parameters, { rollout: '20', stickiness: 'sessionId', groupId: 'checkout' })
+    t.same(recordOfType(events, 'feature-strategy-add').data.parameters, { rollout: '20', stickiness: 'sessionId', groupId: 'checkout' })
   })
 })

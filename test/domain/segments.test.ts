@@ -1,6 +1,6 @@
 import t from 'tap'
 import * as v from 'valibot'
-import type { CommandMeta } from '../../src/domain/events.js'
+import { recordOfType, type CommandMeta } from '../../src/domain/events.js'
 import { evolveInstance } from '../../src/domain/instance.js'
 import { emptyInstance } from '../../src/domain/instance-state.js'
 import { decideCreateSegment, decideUpdateSegment, type SegmentWorld } from '../../src/domain/segments.js'
@@ -15,10 +15,10 @@ const input = (body: v.InferInput<typeof upsertSegmentSchema>) => v.parse(upsert
 t.test('a PUT keeps a description it leaves out, and clears one it sets to null', async (t) => {
   const created = valueOf(decideCreateSegment(emptyInstance(), input({ name: 'beta', description: 'D', project: 'web', constraints: [] }), world, meta))
   const state = created.reduce(evolveInstance, emptyInstance())
-  const id = created[0].data.id as number
+  const id = recordOfType(created, 'segment-created').data.id
   const kept = valueOf(decideUpdateSegment(state, id, input({ name: 'beta', constraints: [] }), world, meta))
   t.same(typesOf(kept), ['segment-updated'], 'the project left out is none: a change')
   t.match(kept[0].data, { description: 'D', project: null })
   const cleared = valueOf(decideUpdateSegment(state, id, input({ name: 'beta', description: null, project: 'web', constraints: [] }), world, meta))
-  t.equal(cleared[0].data.description, null)
+  t.equal(recordOfType(cleared, 'segment-updated').data.description, null)
 })

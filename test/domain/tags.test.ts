@@ -7,6 +7,7 @@ import { emptyInstance, type InstanceState } from '../../src/domain/instance-sta
 import { withFeatureTags } from '../../src/domain/event-tags.js'
 import { featureTagSchema, tagTypeSchema, updateFeatureTagsSchema } from '../../src/schemas/tags.js'
 import { Scenario, assertError, errorOf, typesOf, valueOf } from './fixtures/scenario.js'
+import type { EventDraft } from '../../src/domain/events.js'
 
 const meta = { now: '2024-01-01T00:00:00.000Z', actor: { name: 'tester', userId: 7 } }
 
@@ -23,6 +24,7 @@ const shop = () => {
 }
 
 const tag = (type: string, value: string) => ({ type, value })
+const tagOf = (event: EventDraft) => (event.type === 'feature-tagged' ? event.data : event.type === 'feature-untagged' ? event.preData : tag('', ''))
 
 t.test('tag values and types are 2 to 50 characters; the type is URL friendly and defaults to simple', async (t) => {
   t.same(v.parse(featureTagSchema, { value: 'team-a' }), { value: 'team-a', type: 'simple' })
@@ -94,7 +96,7 @@ t.test('tagging a flag', async (t) => {
       update: { changes: { added: [tag('simple', 'new'), tag('simple', 'both')], removed: [tag('simple', 'old'), tag('simple', 'both')] } },
       tags: tagWorld(),
     })
-    t.same(events.map((e) => [e.type, (e.data ?? e.preData).value]), [
+    t.same(events.map((e) => [e.type, tagOf(e).value]), [
       ['feature-tagged', 'new'],
       ['feature-tagged', 'both'],
       ['feature-untagged', 'old'],
@@ -108,7 +110,7 @@ t.test('tagging a flag', async (t) => {
     const s = shop()
     s.createFeature('web', 'cart')
     const events = s.ok('web', { type: 'tags.bulkUpdate', features: ['checkout', 'cart'], changes: { added: [tag('simple', 'q3'), tag('simple', 'q4')], removed: [tag('simple', 'q2')] }, tags: tagWorld() })
-    t.same(events.map((e) => [e.type, e.featureName, (e.data ?? e.preData).value]), [
+    t.same(events.map((e) => [e.type, e.featureName, tagOf(e).value]), [
       ['feature-tagged', 'checkout', 'q3'],
       ['feature-tagged', 'checkout', 'q4'],
       ['feature-tagged', 'cart', 'q3'],

@@ -3,6 +3,7 @@ import * as v from 'valibot'
 import { normaliseVariants } from '../../src/domain/variants.js'
 import { featureVariantSchema } from '../../src/schemas/shared.js'
 import { Scenario, errorOf, featureVariants, strategyVariants, typesOf, valueOf } from './fixtures/scenario.js'
+import { recordOfType } from '../../src/domain/events.js'
 
 const weights = (variants: { name: string; weight: number; weightType?: string }[]) => variants.map((x) => [x.name, x.weight, x.weightType])
 
@@ -190,7 +191,7 @@ t.test('environment variants', async (t) => {
     const events = s.ok('web', { type: 'variants.set', feature: 'checkout', environments: ['development', 'production'], variants })
     t.same(typesOf(events), ['feature-environment-variants-updated', 'feature-environment-variants-updated'])
     t.same(events.map((e) => e.environment), ['development', 'production'])
-    t.same(weights(events[0].data.variants), [
+    t.same(weights(recordOfType(events, 'feature-environment-variants-updated').data.variants), [
       ['a', 500, 'variable'],
       ['b', 500, 'variable'],
     ])

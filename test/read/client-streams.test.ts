@@ -179,7 +179,7 @@ t.test('touchOf: what one committed record changed for SDKs', async (t) => {
   const record = (fields: Partial<EventRecord>) => ({ id: 9, createdAt: '', createdBy: '', createdByUserId: null, ...fields }) as EventRecord
   t.same(touchOf(record({ type: 'feature-environment-enabled', project: 'p', environment: 'dev', featureName: 'f' })), { id: 9, kind: 'feature', featureName: 'f', project: 'p', environment: 'dev' })
   t.same(touchOf(record({ type: 'feature-archived', project: 'p', featureName: 'f' })), { id: 9, kind: 'feature', featureName: 'f', project: 'p', environment: undefined })
-  t.same(touchOf(record({ type: 'segment-deleted', preData: { id: 4, project: null } })), { id: 9, kind: 'segment', segmentId: 4, project: undefined })
+  t.same(touchOf(record({ type: 'segment-deleted', preData: { id: 4, name: 's', description: null, project: null, constraints: [], createdAt: '', createdBy: '' } })), { id: 9, kind: 'segment', segmentId: 4, project: undefined })
   t.same(touchOf(record({ type: 'features-imported', project: 'p', environment: 'dev' })), { id: 9, kind: 'project', project: 'p', environment: 'dev' })
   t.equal(touchOf(record({ type: 'change-request-approved', project: 'p', featureName: 'f' })), undefined, 'a change request is not the flag')
   t.equal(touchOf(record({ type: 'project-user-added', project: 'p' })), undefined)

@@ -8,14 +8,16 @@ import type { EventSearch } from '../../src/domain/search.js'
 
 const url = 'http://flags.example'
 
-const record = (id: number, more: Partial<EventRecord>): EventRecord => ({
-  id,
-  type: 'feature-created',
-  createdAt: `2024-03-0${Math.min(id, 9)}T12:00:00.000Z`,
-  createdBy: 'anchor-admin',
-  createdByUserId: -42,
-  ...more,
-})
+// Records as Unleash 8.2 showed them, with only the fields its words read: not every payload is whole.
+const record = (id: number, more: object): EventRecord =>
+  ({
+    id,
+    type: 'feature-created',
+    createdAt: `2024-03-0${Math.min(id, 9)}T12:00:00.000Z`,
+    createdBy: 'anchor-admin',
+    createdByUserId: -42,
+    ...more,
+  }) as EventRecord
 
 const log: EventRecord[] = [
   record(1, { type: 'segment-created', data: { id: 1, name: 'srch-seg-users', constraints: [] } }),
@@ -98,7 +100,7 @@ t.test('labels and summaries', async (t) => {
       `**anchor-admin** updated **[srch-alpha](${url}/projects/default/features/srch-alpha)** in project **[default](${url}/projects/default)** by updating strategy **flexibleRollout** in **development**` +
       ' stickiness from default to userId; rollout from 100% to 50%; constraints from empty set of constraints to [appName is one of (a,b), version not is a SemVer greater than 1.0.0]; segments from empty set of segments to (1)',
   })
-  const ips = { ...update, data: { name: 'remoteAddress', parameters: { IPs: '10.0.0.1,10.0.0.2' }, constraints: [], segments: [] }, preData: { name: 'remoteAddress', parameters: { IPs: '' }, constraints: [], segments: [] } }
+  const ips = record(10, { ...update, data: { name: 'remoteAddress', parameters: { IPs: '10.0.0.1,10.0.0.2' }, constraints: [], segments: [] }, preData: { name: 'remoteAddress', parameters: { IPs: '' }, constraints: [], segments: [] } })
   t.match(summary(ips).summary, /by updating strategy \*\*remoteAddress\*\* in \*\*development\*\* IPs from empty set of IPs to \[10\.0\.0\.1,10\.0\.0\.2\]$/)
   const changeRequest = record(11, { type: 'change-request-approved', project: 'default', environment: 'production', data: { changeRequestId: 4 } })
   t.same(summary(changeRequest).summary, `**anchor-admin** approved change request **[#4](${url}/projects/default/change-requests/4)** in the **production** environment in project **[default](${url}/projects/default)**`)

@@ -6,13 +6,15 @@ import type { EventDraft, EventRecord, EventType } from '../../src/domain/events
 import { ProjectInsights, type ProjectInsightsSnapshot } from '../../src/read/project-insights.js'
 import { EventLog } from '../../src/store/log.js'
 
-const ev = (type: EventType, at: string, fields: Partial<EventDraft> = {}): EventDraft => ({
-  type,
-  createdAt: `${at}T00:00:00.000Z`,
-  createdBy: 'tester',
-  createdByUserId: 1,
-  ...fields,
-})
+// Events with only the fields the insights read: not every payload is whole.
+const ev = (type: EventType, at: string, fields: object = {}): EventDraft =>
+  ({
+    type,
+    createdAt: `${at}T00:00:00.000Z`,
+    createdBy: 'tester',
+    createdByUserId: 1,
+    ...fields,
+  }) as EventDraft
 const created = (name: string, at: string, type = 'release') =>
   ev('feature-created', at, { project: 'p', featureName: name, data: { name, type, createdAt: `${at}T00:00:00.000Z` } })
 const enabled = (name: string, environment: string, at: string) => ({ ...ev('feature-environment-enabled', at, { project: 'p', featureName: name, environment }), createdAt: at })
