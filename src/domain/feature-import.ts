@@ -1,3 +1,4 @@
+import { activeFeatureCount } from './active-count.js'
 import { namingPatternTest } from './naming-pattern.js'
 import type { UpsertContextField } from '../schemas/context-fields.js'
 import type { ExportData, ImportInput } from '../schemas/export-import.js'
@@ -116,7 +117,7 @@ export const validateImport = (input: ImportInput, facts: ImportFacts): ImportVa
   if (naming) errors.push(naming)
   const limit = state?.settings.featureLimit ?? null
   if (state && limit !== null) {
-    const current = [...state.features.values()].filter((f) => !f.archived).length
+    const current = activeFeatureCount(state.features)
     const fresh = new Set(data.features.map((f) => f.name).filter((n) => !facts.featureLocation(n))).size
     if (current + fresh > limit) {
       errors.push({

@@ -1,3 +1,4 @@
+import { activeFeatureCount } from './active-count.js'
 import { limits } from './limits.js'
 import { namingPatternTest } from './naming-pattern.js'
 import type { CreateFeature, JsonPatch, ReplaceFeature, UpdateFeature } from '../schemas/features.js'
@@ -56,17 +57,11 @@ export const featureData = (feature: Feature) => ({
   archived: feature.archived,
 })
 
-const countActive = (features: Iterable<Feature>): number => {
-  let count = 0
-  for (const feature of features) if (!feature.archived) count++
-  return count
-}
-
 export const decideCreateFeature = (state: ProjectState, input: CreateFeature, world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {
   const nameError = checkNewFeatureName(input.name, world) ?? checkNamingPattern(state, input.name)
   if (nameError) return fail(nameError)
   const limit = state.settings.featureLimit
-  if (limit !== null && countActive(state.features.values()) >= limit) {
+  if (limit !== null && activeFeatureCount(state.features) >= limit) {
     return fail(invalidOperation('You have reached the maximum number of feature flags for this project.'))
   }
   if (world.activeFeaturesAtLeast(limits.featureFlags)) {

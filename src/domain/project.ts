@@ -19,6 +19,7 @@ import {
   decideUpdateFeature,
 } from './features.js'
 import { updateEntry, withEntry, withoutEntry } from './immutable.js'
+import { carryActiveCount } from './active-count.js'
 import type { Dependency, Feature, FeatureEnvironment, ProjectEnvironment, ProjectState, Strategy } from './project-state.js'
 import {
   decideAddProjectEnvironment,
@@ -188,8 +189,15 @@ const projectEnvironmentFrom = (data: Partial<ProjectEnvironment> & { environmen
   defaultStrategy: data.defaultStrategy ?? null,
 })
 
-// Applying an event never fails: decide has already checked everything.
+// Applying an event never fails: decide has already checked everything. An event about one flag
+// changes that flag alone: the count of active flags goes with it (active-count.ts).
 export const evolveProject = (state: ProjectState | undefined, event: EventDraft): ProjectState | undefined => {
+  const next = evolveProjectState(state, event)
+  if (state && next && next.features !== state.features && event.featureName) carryActiveCount(state.features, next.features, event.featureName)
+  return next
+}
+
+const evolveProjectState = (state: ProjectState | undefined, event: EventDraft): ProjectState | undefined => {
   if (event.type === 'project-created') {
     const { environments, owner, ...settings } = event.data
     const access = emptyAccess()
