@@ -4,6 +4,8 @@
 // connections: creates/s, p50/p99 and the server's CPU per create (from /proc). The creates add flags
 // of their own, counted in the next size.
 // Run: node scripts/build.mjs && node dist/bench/writes-at-scale.js
+// BENCH_SERVER_ENV="NAME=value ..." adds to the server's environment (SNAPSHOT_EVERY=100000000, say, to
+// see the writes without the snapshot sets they cause).
 // BENCH_PROFILE_DIR=dir runs the server with --cpu-prof and prints, per size, where the server's time
 // went during the creates only (the profile's samples in that window), per create.
 import { randomBytes } from 'node:crypto'
@@ -48,10 +50,14 @@ const server = await startFlagServer({
   adminToken,
   clientToken,
   // Room for the creates on top of the largest size.
-  env: { UNLEASH_FEATURE_FLAGS_LIMIT: '10000000', MAX_BODY_BYTES: String(64 * 2 ** 20) },
+  env: {
+    UNLEASH_FEATURE_FLAGS_LIMIT: '10000000',
+    MAX_BODY_BYTES: String(64 * 2 ** 20),
+    ...Object.fromEntries((process.env.BENCH_SERVER_ENV ?? '').split(' ').filter((pair) => pair.includes('=')).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
+  },
   nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
 })
-const windows: { size: number; from: number; to: number; creates: number }[] = []
+const windows: { size: number; from: number; to: number; creates: number; importFrom: number; importTo: number; batches: number }[] = []
 const rows: string[][] = []
 try {
   const api = new AdminApi(server.url, adminToken)
@@ -62,7 +68,9 @@ try {
   for (const size of sizes) {
     const target = Math.max(seeded, size - created)
     const cpuBefore = sampleProcess(server.pid).cpuMs
+    const importFrom = nowMicros()
     const times = await seedByImport(api, features.slice(seeded, target), { batchSize: BATCH })
+    const importTo = nowMicros()
     const importCpuMs = sampleProcess(server.pid).cpuMs - cpuBefore
     seeded = target
     let cpuStart = 0
@@ -92,7 +100,7 @@ try {
     // Every 201, in the warm-up too, is a flag more (the measured ones are counted in ok).
     const found = (await api.request('GET', '/api/admin/search/features?project=IS:default&limit=1')) as { total: number }
     created = found.total - seeded
-    windows.push({ size, from, to, creates: ok })
+    windows.push({ size, from, to, creates: ok, importFrom, importTo, batches: times.length })
     const other = Object.entries(result.statuses).filter(([s]) => s !== '201')
     rows.push([
       thousands(startCount),
@@ -128,6 +136,10 @@ if (profileDir) {
     .pop()
   if (file) {
     for (const w of windows) {
+      if (w.batches > 0) {
+        console.log(`\nprofile of the import batches up to ${thousands(w.size)} flags (${file}), ms per batch:`)
+        console.log(formatSummary(summariseProfile(file, w.importFrom, w.importTo), 25, w.batches, 'ms'))
+      }
       console.log(`\nprofile of the creates at ${thousands(w.size)} flags (${file}), µs per create:`)
       console.log(formatSummary(summariseProfile(file, w.from, w.to), 25, Math.max(1, w.creates) / 1000, 'µs'))
     }

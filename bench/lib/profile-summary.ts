@@ -28,6 +28,20 @@ export interface ProfileSummary {
   // Time in (program) and (idle): the thread waiting or outside JavaScript.
   idleMs: number
   functions: FunctionTime[]
+  // Self time per source file (a package for node_modules, xstate's bundles as one).
+  modules: { name: string; selfMs: number }[]
+}
+
+const moduleOf = (node: ProfileNode): string => {
+  const { functionName, url } = node.callFrame
+  if (functionName.startsWith('(')) return functionName
+  const path = url.replace(/^file:\/\//, '')
+  const pkg = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(path)
+  if (pkg) return pkg[1]
+  if (/\/dist\/(raise|StateMachine|xstate-actors|log|assign)-[0-9a-f]+\.cjs\.js$/.test(path)) return 'xstate'
+  const own = /\/dist\/((src|bench)\/.*)$/.exec(path)
+  if (own) return own[1]
+  return path.startsWith('node:') ? path : path || '(native)'
 }
 
 const label = (node: ProfileNode) => {
@@ -43,6 +57,7 @@ export const summariseProfile = (file: string, fromMicros = -Infinity, toMicros 
   const parent = new Map<number, number>()
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id)
   const self = new Map<string, number>()
+  const modules = new Map<string, number>()
   const total = new Map<string, number>()
   let sampledMs = 0
   let idleMs = 0
@@ -57,6 +72,8 @@ export const summariseProfile = (file: string, fromMicros = -Infinity, toMicros 
     const name = label(node)
     if (name === '(idle)' || name === '(program)') idleMs += ms
     self.set(name, (self.get(name) ?? 0) + ms)
+    const module = moduleOf(node)
+    modules.set(module, (modules.get(module) ?? 0) + ms)
     const seen = new Set<string>()
     for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
       const n = label(byId.get(id)!)
@@ -66,18 +83,20 @@ export const summariseProfile = (file: string, fromMicros = -Infinity, toMicros 
     }
   }
   const functions = [...total.entries()].map(([name, totalMs]) => ({ name, selfMs: self.get(name) ?? 0, totalMs }))
-  return { sampledMs, idleMs, functions }
+  return { sampledMs, idleMs, functions, modules: [...modules].map(([name, selfMs]) => ({ name, selfMs })).sort((a, b) => b.selfMs - a.selfMs) }
 }
 
 export const formatSummary = (summary: ProfileSummary, top = 30, per = 1, unit = 'ms'): string => {
-  const scale = (ms: number) => (ms / per).toFixed(per === 1 ? 1 : 2)
+  const scale = (ms: number) => (ms / per).toFixed(2)
   const bySelf = [...summary.functions].sort((a, b) => b.selfMs - a.selfMs).slice(0, top)
   const byTotal = [...summary.functions].sort((a, b) => b.totalMs - a.totalMs).slice(0, top)
   return [
-    `sampled ${summary.sampledMs.toFixed(0)} ms, idle/program ${summary.idleMs.toFixed(0)} ms${per === 1 ? '' : `; per operation in ${unit}`}`,
+    `sampled ${summary.sampledMs.toFixed(0)} ms, idle/program ${summary.idleMs.toFixed(0)} ms; below, per operation in ${unit}`,
     'self:',
     ...bySelf.map((f) => `  ${scale(f.selfMs).padStart(9)}  ${f.name}`),
     'total:',
     ...byTotal.map((f) => `  ${scale(f.totalMs).padStart(9)}  ${f.name}`),
+    'self, by file or package:',
+    ...summary.modules.slice(0, top).map((m) => `  ${scale(m.selfMs).padStart(9)}  ${m.name}`),
   ].join('\n')
 }
