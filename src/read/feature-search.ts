@@ -142,6 +142,8 @@ export class FeatureSearchIndex {
   private readonly bySegment = new Map<number, Set<string>>()
   // Active flags that depend on each parent.
   private readonly childrenOf = new Map<string, Set<string>>()
+  // Rows made so far: a test's proof that a commit re-reads only the flags it names.
+  readonly counters = { rowsMade: 0 }
 
   constructor(private readonly projects: () => ReadonlyMap<string, ProjectState>) {}
 
@@ -215,6 +217,7 @@ export class FeatureSearchIndex {
       return
     }
     const row = rowOf(feature)
+    this.counters.rowsMade++
     rows.set(name, row)
     this.index(row)
     if (!this.ordersStale) {
