@@ -59,7 +59,17 @@ export interface ImportedFeature {
   stale: boolean
 }
 
-const duplicatesOf = (names: string[]) => [...new Set(names.filter((n, i) => names.indexOf(n) !== i))]
+// Each name given more than once, once, in the order of their second appearance (indexOf per name was
+// O(n²) in the batch).
+const duplicatesOf = (names: string[]) => {
+  const seen = new Set<string>()
+  const twice = new Set<string>()
+  for (const name of names) {
+    if (seen.has(name)) twice.add(name)
+    else seen.add(name)
+  }
+  return [...twice]
+}
 
 const archivedIn = (input: ImportInput, facts: ImportFacts) =>
   input.data.features.map((f) => f.name).filter((name) => facts.featureLocation(name)?.archived === true)
@@ -209,14 +219,16 @@ export const decideImport = (
   let current = state
   let nextId = 0
   const events: EventDraft[] = []
-  const worldNow = (): ProjectWorld => ({
+  // The world as the import has changed it so far (it reads `current` when asked).
+  const worldSoFar: ProjectWorld = {
     ...world,
     activeFeaturesAtLeast: (n) => world.activeFeaturesAtLeast(n - (current.features.size - state.features.size)),
     featureLocation: (name) => {
       const feature = current.features.get(name)
       return feature ? { project, archived: feature.archived } : world.featureLocation(name)
     },
-  })
+  }
+  const worldNow = () => worldSoFar
   const apply = (result: Result<EventDraft[]>): DomainError | undefined => {
     if (!result.ok) return result.error
     events.push(...result.value)
@@ -240,8 +252,14 @@ export const decideImport = (
     const error = apply(decideSetEnvironmentVariants(current, e.featureName, [environment], e.variants, worldNow(), meta))
     if (error) return { ok: false, error }
   }
+  const tagsOf = new Map<string, ImportPlan['tags'][number]['tag'][]>()
+  for (const { featureName, tag } of plan.tags) {
+    const tags = tagsOf.get(featureName)
+    if (tags) tags.push(tag)
+    else tagsOf.set(featureName, [tag])
+  }
   for (const f of plan.features) {
-    const wanted = plan.tags.filter((t) => t.featureName === f.name).map((t) => t.tag)
+    const wanted = tagsOf.get(f.name) ?? []
     const error = apply(tagSetEvents(current, feature(f.name), wanted, tagWorld, meta))
     if (error) return { ok: false, error }
   }
