@@ -183,7 +183,31 @@ export class ProjectInsights {
   }
 
   apply(events: Iterable<EventDraft>): void {
-    for (const event of events) this.applyOne(event)
+    const now = this.clock().getTime()
+    for (const event of events) this.applyOne(event, now)
+  }
+
+  // The events of one commit share their time: its parse and its day are kept from one to the next.
+  private lastCreatedAt = ''
+  private lastAt = Number.NaN
+  private lastDayNumber = Number.NaN
+  private lastDay = ''
+
+  private timeOf(createdAt: string): number {
+    if (createdAt !== this.lastCreatedAt) {
+      this.lastCreatedAt = createdAt
+      this.lastAt = Date.parse(createdAt)
+    }
+    return this.lastAt
+  }
+
+  private dayOf(at: number): string {
+    const day = Math.floor(at / dayMs)
+    if (day !== this.lastDayNumber) {
+      this.lastDayNumber = day
+      this.lastDay = dayOf(at)
+    }
+    return this.lastDay
   }
 
   private facts(project: string): ProjectFacts {
@@ -192,10 +216,10 @@ export class ProjectInsights {
     return facts
   }
 
-  private applyOne(event: EventDraft): void {
+  private applyOne(event: EventDraft, now: number): void {
     // Project activity counts the project's Unleash events; records that are not events are not activity.
     if (isInternalRecord(event.type)) return
-    const at = Date.parse(event.createdAt)
+    const at = this.timeOf(event.createdAt)
     if (event.type === 'environment-created' || event.type === 'environment-updated') {
       this.environmentTypes.set(event.data.name, event.data.type)
       return
@@ -208,9 +232,9 @@ export class ProjectInsights {
     const facts = this.facts(event.project)
     // Only the last two windows are ever counted: older times are dropped, or the lists would keep one
     // number per event for ever.
-    const kept = this.clock().getTime() - 2 * windowMs
-    if (at >= this.clock().getTime() - yearMs) {
-      const day = dayOf(at)
+    const kept = now - 2 * windowMs
+    if (at >= now - yearMs) {
+      const day = this.dayOf(at)
       facts.activityByDay.set(day, (facts.activityByDay.get(day) ?? 0) + 1)
     }
     if (at >= kept) {
