@@ -1,11 +1,11 @@
+import { childrenOf } from './dependents.js'
 import { fail, invalidOperation, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { findActiveFeature } from './features.js'
 import type { Dependency, ProjectState } from './project-state.js'
 import type { ProjectWorld } from './world.js'
 
-const hasChildren = (state: ProjectState, name: string) =>
-  [...state.features.values()].some((f) => !f.archived && f.dependencies.some((d) => d.feature === name))
+const hasChildren = (state: ProjectState, name: string) => childrenOf(state.features, name).length > 0
 
 // Unleash's rules (SEMANTICS 4.2): one parent per child, no chains, same project, parent active.
 export const decideAddDependency = (

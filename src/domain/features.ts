@@ -1,4 +1,5 @@
 import { activeFeatureCount } from './active-count.js'
+import { childrenOf } from './dependents.js'
 import { limits } from './limits.js'
 import { namingPatternTest } from './naming-pattern.js'
 import type { CreateFeature, JsonPatch, ReplaceFeature, UpdateFeature } from '../schemas/features.js'
@@ -164,7 +165,7 @@ export const decideArchiveFeatures = (state: ProjectState, names: string[], worl
     const found = findFeature(state, name, world)
     if (!found.ok) return found
     if (found.value.archived) continue
-    const children = [...state.features.values()].filter((f) => !f.archived && !names.includes(f.name) && f.dependencies.some((d) => d.feature === name))
+    const children = childrenOf(state.features, name).filter((child) => !names.includes(child))
     if (children.length > 0) return fail(invalidOperation('You can not archive/delete this feature since other features depend on it.'))
     const keys = { project: state.settings.id, featureName: name }
     if (found.value.dependencies.length > 0) events.push(draft(meta, 'feature-dependencies-removed', keys))

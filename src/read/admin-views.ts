@@ -1,4 +1,5 @@
 import { publicToken } from '../domain/api-tokens.js'
+import { childrenOf } from '../domain/dependents.js'
 import type { ApiToken, Environment } from '../domain/instance-state.js'
 import type { Feature, FeatureEnvironment, ProjectState, Strategy } from '../domain/project-state.js'
 import { orderedStrategies, projectDefaultStrategy } from '../domain/strategies.js'
@@ -92,28 +93,9 @@ export const featureView = (feature: Feature, ctx: AdminViewContext) => {
   }
 }
 
-// The active flags of the project that depend on each flag, sorted. Built on the first question, once
-// per view (a list of the project's flags asks for every one: walking all flags per flag was O(n²)).
-export const childrenIn = (project: ProjectState) => {
-  let children: Map<string, string[]> | undefined
-  return (name: string): string[] => {
-    if (!children) {
-      children = new Map()
-      for (const f of project.features.values()) {
-        if (f.archived) continue
-        for (const d of f.dependencies) {
-          const list = children.get(d.feature)
-          if (list) {
-            if (list[list.length - 1] !== f.name) list.push(f.name)
-          }
-          else children.set(d.feature, [f.name])
-        }
-      }
-      for (const list of children.values()) list.sort()
-    }
-    return [...(children.get(name) ?? [])]
-  }
-}
+// The active flags of the project that depend on a flag, sorted (the domain keeps who depends on whom
+// with each version of the project's flags: a list of every flag asks for each one).
+export const childrenIn = (project: ProjectState) => (name: string): string[] => [...childrenOf(project.features, name)].sort()
 
 export const projectHealth = (project: ProjectState): number => {
   const active = [...project.features.values()].filter((f) => !f.archived)
