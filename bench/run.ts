@@ -11,21 +11,26 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { uwsBuild } from '../src/http/uws.js'
-import { AdminApi, forEachLimited } from './lib/admin-api.js'
+import { AdminApi } from './lib/admin-api.js'
 import { startConstantServer, startFlagServer, tempDir, type ChildServer, type ConstantRoute } from './lib/child-server.js'
 import { fixed, formatTable, ratio, thousands } from './lib/format-table.js'
 import { LatencyHistogram } from './lib/latency-histogram.js'
 import { machineInfo, sampleProcess, describeMachine } from './lib/machine-info.js'
 import { rawGet } from './lib/raw-get.js'
-import { realisticFeatures, registerStrategyTypes, seedFeature, type FeatureFixture } from './lib/realistic-features.js'
+import { createsRequests } from './lib/creates.js'
+import { realisticFeatures, type FeatureFixture } from './lib/realistic-features.js'
+import { describeSeeding, seedFlags, type SeedingReport, type SeedMethod } from './lib/seeding.js'
 import { runLoad, type RequestSpec } from './lib/run-load.js'
 
-const allCases = ['eval', 'client', 'client_gzip', 'client_304', 'frontend', 'playground', 'writes'] as const
+// `creates` adds flags: it runs last, so that every other case sees exactly --flags flags.
+const allCases = ['eval', 'client', 'client_gzip', 'client_304', 'frontend', 'playground', 'writes', 'creates'] as const
 type CaseName = (typeof allCases)[number]
 
 const usage = `npm run bench -- [options]
 
   --flags N              flags seeded (default 1000)
+  --seed import|create   seed through the import API in batches of 1,000 (default), or one create,
+                         strategy and enable call at a time
   --connections N        keep-alive connections per HTTP case (default 16)
   --duration SECONDS     measured time per run (default 5); each case runs --rounds times per server
   --warmup SECONDS       unmeasured time before each run (default 1)
@@ -34,7 +39,7 @@ const usage = `npm run bench -- [options]
   --json FILE            also write the JSON report to FILE
   --results-dir DIR      where the reports go (default bench/results)
   --target URL           measure this Unleash-API server instead of starting ours; needs the three tokens:
-  --admin-token T        an admin token of the target (seeding, playground, writes)
+  --admin-token T        an admin token of the target (seeding, playground, writes, creates)
   --client-token T       a client (backend SDK) token for the development environment
   --frontend-token T     a frontend token for the development environment
 `
@@ -47,6 +52,7 @@ const fail = (message: string): never => {
 const { values: args } = parseArgs({
   options: {
     flags: { type: 'string' },
+    seed: { type: 'string' },
     connections: { type: 'string' },
     duration: { type: 'string' },
     warmup: { type: 'string' },
@@ -75,6 +81,8 @@ const positive = (name: string, raw: string | undefined, fallback: number, integ
 }
 
 const FLAGS = positive('flags', args.flags, 1000, true)
+const SEED: SeedMethod = args.seed === 'create' ? 'create' : 'import'
+if (args.seed !== undefined && args.seed !== SEED) fail(`--seed must be import or create, got "${args.seed}"`)
 const CONNECTIONS = positive('connections', args.connections, 16, true)
 const DURATION_MS = positive('duration', args.duration, 5, false) * 1000
 const WARMUP_MS = positive('warmup', args.warmup, 1, false) * 1000
@@ -227,6 +235,11 @@ const buildCases = async (server: Server, features: FeatureFixture[]): Promise<H
       return [write(feature, `bench write ${connection} a`), write(feature, `bench write ${connection} b`)]
     }
     out.push({ name: 'writes', title: 'PUT flag metadata (durable write)', request: requestsFor(0)[0], requestsFor, status: 200 })
+  }
+  if (has('creates')) {
+    // Each connection creates new flags in project default, one request per flag, at the seeded size.
+    const requestsFor = createsRequests({ adminToken })
+    out.push({ name: 'creates', title: 'POST a new flag (durable write)', request: requestsFor(0)[0], requestsFor, status: 201 })
   }
   return out
 }
@@ -477,6 +490,7 @@ const main = async () => {
   const servers: Server[] = []
   const results: HttpResult[] = []
   let disk: ReturnType<typeof measureFsync> | undefined
+  let seeding: SeedingReport | undefined
   const features = realisticFeatures(FLAGS)
   let targetVersion: string | undefined
   const httpSelected = selected.filter((c) => c !== 'eval')
@@ -492,8 +506,13 @@ const main = async () => {
           ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0),
           ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []),
         ]
-        // Unleash's default limit is 5,000 flags: ours is started with room for the dataset.
-        const env = { INIT_FRONTEND_API_TOKENS: frontendToken, UNLEASH_FEATURE_FLAGS_LIMIT: String(Math.max(5000, FLAGS + 100)) }
+        // Unleash's default limit is 5,000 flags: ours is started with room for the dataset and the
+        // creates case, and for an import batch of 1,000 realistic flags (about 2 MB).
+        const env = {
+          INIT_FRONTEND_API_TOKENS: frontendToken,
+          UNLEASH_FEATURE_FLAGS_LIMIT: String(FLAGS + 1_000_000),
+          MAX_BODY_BYTES: String(16 * 2 ** 20),
+        }
         subject = fromChild('ours', await startFlagServer({ adminToken, clientToken, env, nodeArgs }))
       }
       servers.push(subject)
@@ -507,13 +526,9 @@ const main = async () => {
       else {
         let seeded = 0
         progress(`seeding ${FLAGS} flags through the admin API ...`)
-        const timer = setInterval(() => progress(`seeding ${FLAGS} flags through the admin API: ${seeded} done`), 500)
+        const timer = setInterval(() => progress(`seeding ${FLAGS} flags through the admin API (${SEED}): ${seeded} done`), 500)
         try {
-          await registerStrategyTypes(api, features)
-          await forEachLimited(features, 8, async (feature) => {
-            await seedFeature(api, feature)
-            seeded++
-          })
+          seeding = await seedFlags(api, features, { method: SEED, pid: subject.pid, progress: (done) => (seeded = done) })
         } finally {
           clearInterval(timer)
         }
@@ -521,7 +536,7 @@ const main = async () => {
       const httpCases = await buildCases(subject, features)
       const routes = httpCases.flatMap((c) => (c.baseline ? [c.baseline] : [])).filter((r, i, all) => all.findIndex((o) => o.path === r.path && o.method === r.method) === i)
       if (routes.length > 0) servers.push(fromChild('bare uWS', await startConstantServer(routes)))
-      if (has('writes')) disk = measureFsync()
+      if (has('writes') || has('creates')) disk = measureFsync()
 
       const steps = httpCases.reduce((n, c) => n + (c.baseline ? 2 : 1) * ROUNDS, 0)
       let step = 0
@@ -548,20 +563,22 @@ const main = async () => {
     finishedAt: new Date().toISOString(),
     machine: { ...machine, loadAverage: os.loadavg() },
     versions: { [pkg.name]: pkg.version, node: process.version, 'uWebSockets.js': uwsVersion, 'unleash-client': sdkVersion, ...(targetVersion ? { target: targetVersion } : {}) },
-    options: { flags: FLAGS, connections: CONNECTIONS, durationSeconds: DURATION_MS / 1000, warmupSeconds: WARMUP_MS / 1000, rounds: ROUNDS, loadThreads: WORKERS, cases: selected, target: target?.href ?? null },
+    options: { flags: FLAGS, seed: SEED, connections: CONNECTIONS, durationSeconds: DURATION_MS / 1000, warmupSeconds: WARMUP_MS / 1000, rounds: ROUNDS, loadThreads: WORKERS, cases: selected, target: target?.href ?? null },
     dataset: { generator: 'bench/lib/realistic-features.ts', seed: 20240601, flags: FLAGS, project: 'default', environment: 'development', context },
+    seeding: seeding ?? null,
     http: results,
     disk: disk ?? null,
     eval: evalResult ?? null,
   }
 
   const sections: string[] = []
+  if (seeding) sections.push(describeSeeding(seeding))
   if (results.length > 0) sections.push(httpTable(results))
   if (disk) {
-    const writes = results.find((r) => r.case === 'writes')
+    const writes = results.find((r) => r.case === 'writes') ?? results.find((r) => r.case === 'creates')
     sections.push(
       `disk: fdatasync p50 ${fixed(disk.fsyncP50Ms, 2)} ms, p99 ${fixed(disk.fsyncP99Ms, 2)} ms; the limit for 2 writers waiting on their own fsync is ${thousands(disk.writesPerSecondLimitAtTwo)} writes/s` +
-        (writes ? `; writes reached ${ratio(writes.requestsPerSecond, disk.writesPerSecondLimitAtTwo)} of it at ${CONNECTIONS} connections` : ''),
+        (writes ? `; ${writes.case} reached ${ratio(writes.requestsPerSecond, disk.writesPerSecondLimitAtTwo)} of it at ${CONNECTIONS} connections` : ''),
     )
   }
   if (evalResult) sections.push(evalTable(evalResult.engines))

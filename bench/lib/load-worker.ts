@@ -27,9 +27,19 @@ const noteError = (error: unknown) => {
   if (output.errors.length < 5 && !output.errors.includes(message)) output.errors.push(message)
 }
 
-const runConnection = (requests: Buffer[]) =>
+// A request with a sequence placeholder is copied and numbered at each send (a write must not reuse a
+// buffer the socket may still hold).
+const numbered = (template: Buffer, at: number[], width: number, n: number): Buffer => {
+  const bytes = Buffer.from(template)
+  const digits = String(n).padStart(width, '0').slice(-width)
+  for (const offset of at) bytes.write(digits, offset, 'latin1')
+  return bytes
+}
+
+const runConnection = (requests: Buffer[], sequenceAt: number[][], sequenceWidth: number[]) =>
   new Promise<void>((resolve) => {
     let sent = 0
+    const sends = requests.map(() => 0)
     let finished = false
     const finish = () => {
       if (finished) return
@@ -44,8 +54,10 @@ const runConnection = (requests: Buffer[]) =>
       const socket = net.connect({ host: input.host, port: input.port, noDelay: true })
       sockets.add(socket)
       const send = () => {
+        const i = sent++ % requests.length
+        const request = sequenceAt[i].length > 0 ? numbered(requests[i], sequenceAt[i], sequenceWidth[i], sends[i]++) : requests[i]
         sentAt = performance.now()
-        socket.write(requests[sent++ % requests.length])
+        socket.write(request)
       }
       const reader = new ResponseReader((response) => {
         const now = performance.now()
@@ -94,7 +106,7 @@ const deadline = setTimeout(() => {
   for (const socket of sockets) socket.destroy()
 }, stopAt + graceMs - performance.now())
 
-await Promise.all(input.requests.map((list) => runConnection(list.map(asBuffer))))
+await Promise.all(input.requests.map((list, c) => runConnection(list.map(asBuffer), input.sequenceAt[c], input.sequenceWidth[c])))
 clearTimeout(deadline)
 for (const socket of sockets) socket.destroy()
 const result: LoadWorkerOutput = { ...output, counts: histogram.counts }

@@ -28,6 +28,10 @@ export interface RequestSpec {
   path: string
   headers: Record<string, string>
   body?: string
+  // A placeholder of digits' width (e.g. '########') in the path or body: each time the request is sent,
+  // every occurrence is replaced by that connection's count of sends of it, zero-padded to the same
+  // width, so that every request is a new one (flag creations; the name must differ per connection).
+  sequence?: string
 }
 
 export interface LoadResult {
@@ -49,6 +53,9 @@ export interface LoadWorkerInput {
   port: number
   // One list per connection of this worker.
   requests: Uint8Array[][]
+  // Per connection and request: where a RequestSpec's sequence placeholder is in its bytes (empty: none).
+  sequenceAt: number[][][]
+  sequenceWidth: number[][]
   startAtEpochMs: number
   measureFromEpochMs: number
   stopAtEpochMs: number
@@ -75,6 +82,14 @@ export const requestBytes = (method: string, host: string, port: number, path: s
   return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), payload])
 }
 
+// Every offset of `placeholder` in the request's bytes.
+const placesOf = (bytes: Buffer, placeholder: string): number[] => {
+  const places: number[] = []
+  for (let at = bytes.indexOf(placeholder, 0, 'latin1'); at >= 0; at = bytes.indexOf(placeholder, at + placeholder.length, 'latin1')) places.push(at)
+  if (places.length === 0) throw new Error(`the sequence placeholder "${placeholder}" is not in the request`)
+  return places
+}
+
 const runWorker = (input: LoadWorkerInput) =>
   new Promise<LoadWorkerOutput>((resolve, reject) => {
     const worker = new Worker(new URL('./load-worker.js', import.meta.url), { workerData: input })
@@ -97,10 +112,13 @@ export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
   const warmupMs = options.warmupMs ?? 1000
   const durationMs = options.durationMs ?? 5000
   const request = requestBytes(options.method ?? 'GET', host, options.port, options.path, options.headers, options.body)
-  const requestsOf = (connection: number): Uint8Array[] =>
+  const requestsOf = (connection: number): { bytes: Uint8Array; at: number[]; width: number }[] =>
     options.requestsFor
-      ? options.requestsFor(connection).map((r) => requestBytes(r.method, host, options.port, r.path, r.headers, r.body))
-      : [request]
+      ? options.requestsFor(connection).map((r) => {
+          const bytes = requestBytes(r.method, host, options.port, r.path, r.headers, r.body)
+          return { bytes, at: r.sequence ? placesOf(bytes, r.sequence) : [], width: r.sequence?.length ?? 0 }
+        })
+      : [{ bytes: request, at: [], width: 0 }]
   let nextConnection = 0
   // Time for the threads to start and connect before the first request.
   const startAtEpochMs = Date.now() + 250
@@ -121,16 +139,19 @@ export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
   const measureEnd = once(options.onMeasureEnd)
   const timers = [setTimeout(measureStart, measureFromEpochMs - Date.now()), setTimeout(measureEnd, stopAtEpochMs - Date.now())]
   const outputs = await Promise.all(
-    Array.from({ length: workers }, (_, i) =>
-      runWorker({
+    Array.from({ length: workers }, (_, i) => {
+      const lists = Array.from({ length: Math.floor(connections / workers) + (i < connections % workers ? 1 : 0) }, () => requestsOf(nextConnection++))
+      return runWorker({
         host,
         port: options.port,
-        requests: Array.from({ length: Math.floor(connections / workers) + (i < connections % workers ? 1 : 0) }, () => requestsOf(nextConnection++)),
+        requests: lists.map((list) => list.map((r) => r.bytes)),
+        sequenceAt: lists.map((list) => list.map((r) => r.at)),
+        sequenceWidth: lists.map((list) => list.map((r) => r.width)),
         startAtEpochMs,
         measureFromEpochMs,
         stopAtEpochMs,
-      }),
-    ),
+      })
+    }),
   )
   const cpu = process.cpuUsage(cpuBefore)
   const wallMs = performance.now() - wallBefore

@@ -3,7 +3,7 @@ import { decideInstance, evolveInstance, type InstanceCommand, type InstanceWorl
 import type { CommandMeta } from '../domain/events.js'
 import { lifetimesOf } from '../domain/feature-types.js'
 import type { InstanceState } from '../domain/instance-state.js'
-import { potentiallyStaleCandidates } from '../domain/staleness.js'
+import { hasPotentiallyStaleCandidates } from '../domain/staleness.js'
 import type { ProjectState } from '../domain/project-state.js'
 import { decideInOrder, leadingCommands, noLog, type Appended, type InFlight, type Report, type Ticket } from './jobs.js'
 import { decideInstancePlan, projectsHeldBy, type InstancePlan } from './plans.js'
@@ -161,7 +161,7 @@ export const instanceMachine = setup({
       const lifetimes = lifetimesOf((context.inFlight?.state ?? context.state).featureTypes)
       const meta: CommandMeta = { now: now.toISOString(), actor: { name: 'unleash_system_user', userId: -1337 } }
       for (const [projectId, project] of staleness.projects()) {
-        if (potentiallyStaleCandidates(project, lifetimes, now.getTime()).length > 0) staleness.tell(projectId, { type: 'feature.markPotentiallyStale', lifetimes, meta })
+        if (hasPotentiallyStaleCandidates(project, lifetimes, now.getTime())) staleness.tell(projectId, { type: 'feature.markPotentiallyStale', lifetimes, meta })
       }
     },
   },

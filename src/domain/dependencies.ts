@@ -1,3 +1,4 @@
+import { childrenOf } from './dependents.js'
 import { fail, invalidOperation, ok, type Result } from './errors.js'
 import { draft, type EventDraft } from './events.js'
 import { findActiveFeature } from './features.js'
@@ -10,8 +11,7 @@ type RemoveDependency = { type: 'dependency.remove'; feature: string; parent?: s
 
 export type DependencyCommand = AddDependency | RemoveDependency
 
-const hasChildren = (state: ProjectState, name: string) =>
-  [...state.features.values()].some((f) => !f.archived && f.dependencies.some((d) => d.feature === name))
+const hasChildren = (state: ProjectState, name: string) => childrenOf(state.features, name).length > 0
 
 // Unleash's rules (SEMANTICS 4.2): one parent per child, no chains, same project, parent active.
 export const decideAddDependency = (state: ProjectState, { feature: child, dependency, world, meta }: WithMeta<AddDependency>): Result<EventDraft[]> => {

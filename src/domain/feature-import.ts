@@ -1,3 +1,4 @@
+import { activeFeatureCount } from './active-count.js'
 import { namingPatternTest } from './naming-pattern.js'
 import type { UpsertContextField } from '../schemas/context-fields.js'
 import type { ExportData, ImportInput } from '../schemas/export-import.js'
@@ -58,7 +59,17 @@ export interface ImportedFeature {
   stale: boolean
 }
 
-const duplicatesOf = (names: string[]) => [...new Set(names.filter((n, i) => names.indexOf(n) !== i))]
+// Each name given more than once, once, in the order of their second appearance (indexOf per name was
+// O(n²) in the batch).
+const duplicatesOf = (names: string[]) => {
+  const seen = new Set<string>()
+  const twice = new Set<string>()
+  for (const name of names) {
+    if (seen.has(name)) twice.add(name)
+    else seen.add(name)
+  }
+  return [...twice]
+}
 
 const archivedIn = (input: ImportInput, facts: ImportFacts) =>
   input.data.features.map((f) => f.name).filter((name) => facts.featureLocation(name)?.archived === true)
@@ -116,7 +127,7 @@ export const validateImport = (input: ImportInput, facts: ImportFacts): ImportVa
   if (naming) errors.push(naming)
   const limit = state?.settings.featureLimit ?? null
   if (state && limit !== null) {
-    const current = [...state.features.values()].filter((f) => !f.archived).length
+    const current = activeFeatureCount(state.features)
     const fresh = new Set(data.features.map((f) => f.name).filter((n) => !facts.featureLocation(n))).size
     if (current + fresh > limit) {
       errors.push({
@@ -204,14 +215,16 @@ export const decideImport = (state: ProjectState, command: WithMeta<ImportComman
   let current = state
   let nextId = 0
   const events: EventDraft[] = []
-  const worldNow = (): ProjectWorld => ({
+  // The world as the import has changed it so far (it reads `current` when asked).
+  const worldSoFar: ProjectWorld = {
     ...world,
     activeFeaturesAtLeast: (n) => world.activeFeaturesAtLeast(n - (current.features.size - state.features.size)),
     featureLocation: (name) => {
       const feature = current.features.get(name)
       return feature ? { project, archived: feature.archived } : world.featureLocation(name)
     },
-  })
+  }
+  const worldNow = () => worldSoFar
   const apply = (result: Result<EventDraft[]>): DomainError | undefined => {
     if (!result.ok) return result.error
     events.push(...result.value)
@@ -235,8 +248,14 @@ export const decideImport = (state: ProjectState, command: WithMeta<ImportComman
     const error = apply(decideSetEnvironmentVariants(current, { type: 'variants.set', feature: e.featureName, environments: [environment], variants: e.variants, world: worldNow(), meta }))
     if (error) return { ok: false, error }
   }
+  const tagsOf = new Map<string, ImportPlan['tags'][number]['tag'][]>()
+  for (const { featureName, tag } of plan.tags) {
+    const tags = tagsOf.get(featureName)
+    if (tags) tags.push(tag)
+    else tagsOf.set(featureName, [tag])
+  }
   for (const f of plan.features) {
-    const wanted = plan.tags.filter((t) => t.featureName === f.name).map((t) => t.tag)
+    const wanted = tagsOf.get(f.name) ?? []
     const error = apply(tagSetEvents(current, feature(f.name), wanted, command))
     if (error) return { ok: false, error }
   }

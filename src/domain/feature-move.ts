@@ -1,3 +1,4 @@
+import { childrenOf } from './dependents.js'
 import { DomainError, fail, forbidden, ok, type Result } from './errors.js'
 import type { MovedFeature } from './event-data.js'
 import { draft, type EventDraft } from './events.js'
@@ -30,7 +31,7 @@ export const decideMoveOut = (state: ProjectState, { feature: featureName, targe
   const feature = found.value
   const newProject = target.settings.id
   if (newProject === state.settings.id) return ok([])
-  const hasChildren = [...state.features.values()].some((f) => !f.archived && f.dependencies.some((d) => d.feature === featureName))
+  const hasChildren = childrenOf(state.features, featureName).length > 0
   if (feature.dependencies.length > 0 || hasChildren) return fail(forbidden('Changing project not allowed. Feature has dependencies.'))
   if (!sameEnvironments(state, target)) return fail(incompatible(newProject, 'The target project does not have the same environments as the current project.'))
   const foreignSegment = [...feature.environments.values()]

@@ -1,3 +1,5 @@
+import { activeFeatureCount } from './active-count.js'
+import { childrenOf } from './dependents.js'
 import { limits } from './limits.js'
 import { namingPatternTest } from './naming-pattern.js'
 import type { CreateFeature, JsonPatch, ReplaceFeature, UpdateFeature } from '../schemas/features.js'
@@ -71,17 +73,11 @@ export const featureData = (feature: Feature): FeatureData => ({
   archived: feature.archived,
 })
 
-const countActive = (features: Iterable<Feature>): number => {
-  let count = 0
-  for (const feature of features) if (!feature.archived) count++
-  return count
-}
-
 export const decideCreateFeature = (state: ProjectState, input: CreateFeature, world: ProjectWorld, meta: CommandMeta): Result<EventDraft[]> => {
   const nameError = checkNewFeatureName(input.name, world) ?? checkNamingPattern(state, input.name)
   if (nameError) return fail(nameError)
   const limit = state.settings.featureLimit
-  if (limit !== null && countActive(state.features.values()) >= limit) {
+  if (limit !== null && activeFeatureCount(state.features) >= limit) {
     return fail(invalidOperation('You have reached the maximum number of feature flags for this project.'))
   }
   if (world.activeFeaturesAtLeast(limits.featureFlags)) {
@@ -178,7 +174,7 @@ export const decideArchiveFeatures = (state: ProjectState, names: string[], worl
     const found = findFeature(state, name, world)
     if (!found.ok) return found
     if (found.value.archived) continue
-    const children = [...state.features.values()].filter((f) => !f.archived && !names.includes(f.name) && f.dependencies.some((d) => d.feature === name))
+    const children = childrenOf(state.features, name).filter((child) => !names.includes(child))
     if (children.length > 0) return fail(invalidOperation('You can not archive/delete this feature since other features depend on it.'))
     const keys = { project: state.settings.id, featureName: name }
     if (found.value.dependencies.length > 0) events.push(draft(meta, 'feature-dependencies-removed', keys))

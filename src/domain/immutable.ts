@@ -2,29 +2,174 @@
 // Copying a whole Map per event made every write O(entries) (14 ms a write at 50,000 flags); the maps
 // below share all but the parts an event changes.
 
-const bucketCount = 64
 const chunkSize = 64
+const chunkBits = 6
+const branchBits = 5
+const branching = 1 << branchBits
+const branchMask = branching - 1
 
 type Entry<K, V> = readonly [K, V]
+type Chunk<K, V> = readonly (Entry<K, V> | undefined)[]
 
 const hashOf = (key: unknown): number => {
-  if (typeof key === 'number') return (key | 0) & (bucketCount - 1)
+  if (typeof key === 'number' && (key | 0) === key) return key
   const text = typeof key === 'string' ? key : String(key)
   let hash = 0x811c9dc5
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
-  return hash & (bucketCount - 1)
+  return hash
 }
 
-// A persistent, insertion-ordered map. Keys find their slot through 64 small Maps (by hash); entries live
-// in chunks of 64 slots in insertion order. Changing a value copies one chunk and the chunk list; adding
-// or removing a key also copies one of the small Maps: O(√n) instead of O(n). Removed slots stay empty
-// until they outnumber the entries, then the map is rebuilt.
+// For tests that need keys whose hashes collide.
+export const keyHashForTests = hashOf
+
+const popcount = (n: number): number => {
+  n -= (n >>> 1) & 0x55555555
+  n = (n & 0x33333333) + ((n >>> 2) & 0x33333333)
+  return (Math.imul((n + (n >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff
+}
+
+// Which slot each key is in: a hash array mapped trie (32-way, by 5 bits of the key's hash per level),
+// whose nodes hold their keys and slots inline (`content`: key, slot, key, slot, ..., then the child
+// nodes) and are shared between versions: adding or removing a key copies the nodes on its path, about
+// log32(n) of them (3 or 4 at 50,000 flags), instead of a bucket of n/64 keys. Keys whose 32-bit hashes
+// are all equal share one collision node, searched in order. A node made by the same `from` (its
+// `edit`) is changed in place while that map is built.
+interface IndexNode {
+  dataMap: number
+  nodeMap: number
+  content: unknown[]
+  edit: object | undefined
+}
+
+const maxShift = 30
+const emptyNode = (): IndexNode => ({ dataMap: 0, nodeMap: 0, content: [], edit: undefined })
+const isCollision = (shift: number) => shift > maxShift
+
+const slotIn = (root: IndexNode, key: unknown, hash: number): number | undefined => {
+  let node = root
+  for (let shift = 0; ; shift += branchBits) {
+    if (isCollision(shift)) {
+      const c = node.content
+      for (let i = 0; i < c.length; i += 2) if (c[i] === key) return c[i + 1] as number
+      return undefined
+    }
+    const bit = 1 << ((hash >>> shift) & branchMask)
+    if (node.dataMap & bit) {
+      const at = 2 * popcount(node.dataMap & (bit - 1))
+      return node.content[at] === key ? (node.content[at + 1] as number) : undefined
+    }
+    if (!(node.nodeMap & bit)) return undefined
+    node = node.content[2 * popcount(node.dataMap) + popcount(node.nodeMap & (bit - 1))] as IndexNode
+  }
+}
+
+// A node to change: itself when it was made by this edit, else a copy owned by it.
+const editable = (node: IndexNode, edit: object | undefined): IndexNode =>
+  edit !== undefined && node.edit === edit ? node : { dataMap: node.dataMap, nodeMap: node.nodeMap, content: node.content.slice(), edit }
+
+// The node with `key` at `slot` (a key not in it yet).
+const withKey = (node: IndexNode, key: unknown, hash: number, slot: number, shift: number, edit: object | undefined): IndexNode => {
+  const next = editable(node, edit)
+  if (isCollision(shift)) {
+    next.content.push(key, slot)
+    return next
+  }
+  const bit = 1 << ((hash >>> shift) & branchMask)
+  if (next.dataMap & bit) {
+    // The place holds another key: both go one level down.
+    const at = 2 * popcount(next.dataMap & (bit - 1))
+    const otherKey = next.content[at]
+    const otherSlot = next.content[at + 1] as number
+    let child = withKey(emptyNode(), otherKey, hashOf(otherKey), otherSlot, shift + branchBits, edit)
+    child = withKey(child, key, hash, slot, shift + branchBits, edit)
+    next.content.splice(at, 2)
+    next.dataMap ^= bit
+    next.nodeMap |= bit
+    next.content.splice(2 * popcount(next.dataMap) + popcount(next.nodeMap & (bit - 1)), 0, child)
+    return next
+  }
+  if (next.nodeMap & bit) {
+    const at = 2 * popcount(next.dataMap) + popcount(next.nodeMap & (bit - 1))
+    next.content[at] = withKey(next.content[at] as IndexNode, key, hash, slot, shift + branchBits, edit)
+    return next
+  }
+  next.content.splice(2 * popcount(next.dataMap & (bit - 1)), 0, key, slot)
+  next.dataMap |= bit
+  return next
+}
+
+// The node without `key` (which is in it); an emptied child node is dropped.
+const withoutKey = (node: IndexNode, key: unknown, hash: number, shift: number): IndexNode => {
+  const next = editable(node, undefined)
+  if (isCollision(shift)) {
+    const c = next.content
+    for (let i = 0; i < c.length; i += 2) {
+      if (c[i] === key) {
+        c.splice(i, 2)
+        break
+      }
+    }
+    return next
+  }
+  const bit = 1 << ((hash >>> shift) & branchMask)
+  if (next.dataMap & bit) {
+    next.content.splice(2 * popcount(next.dataMap & (bit - 1)), 2)
+    next.dataMap ^= bit
+    return next
+  }
+  const at = 2 * popcount(next.dataMap) + popcount(next.nodeMap & (bit - 1))
+  const child = withoutKey(next.content[at] as IndexNode, key, hash, shift + branchBits)
+  if (child.content.length === 0) {
+    next.content.splice(at, 1)
+    next.nodeMap ^= bit
+  } else next.content[at] = child
+  return next
+}
+
+// The entries, in insertion order, in chunks of 64 slots; the chunks are the leaves of a 32-way trie
+// (`depth` levels of branch arrays above them), so changing one slot copies its chunk and the branches
+// on its path, and a chunk no event has touched is the same array in every later version.
+type Branch = readonly unknown[]
+
+const chunkAt = <K, V>(root: Branch, depth: number, index: number): Chunk<K, V> | undefined => {
+  let node: Branch | undefined = root
+  for (let level = depth - 1; level >= 0 && node !== undefined; level--) node = node[(index >>> (level * branchBits)) & branchMask] as Branch | undefined
+  return node as Chunk<K, V> | undefined
+}
+
+const withChunkAt = (node: Branch | undefined, level: number, index: number, chunk: Chunk<unknown, unknown>): Branch => {
+  const next = node ? node.slice() : []
+  const at = (index >>> (level * branchBits)) & branchMask
+  next[at] = level === 0 ? chunk : withChunkAt(node?.[at] as Branch | undefined, level - 1, index, chunk)
+  return next
+}
+
+// Branches over a list of chunks, bottom up.
+const trieOf = (chunks: readonly Chunk<unknown, unknown>[]): { root: Branch; depth: number } => {
+  let level: readonly unknown[] = chunks
+  let depth = 1
+  while (level.length > branching) {
+    const up: unknown[][] = []
+    for (let i = 0; i < level.length; i += branching) up.push(level.slice(i, i + branching))
+    level = up
+    depth++
+  }
+  return { root: level.slice(), depth }
+}
+
+// A persistent, insertion-ordered map: its keys' slots in a hash trie, its entries in a trie of chunks
+// of 64 slots in insertion order. Adding, changing or removing a key copies O(log n) small arrays.
+// Removed slots stay empty until they outnumber the entries, then the map is rebuilt.
 // It is a Map (its own storage, the inherited one stays empty) so that code and tests that take a Map
 // (`instanceof Map`, deep equality by entries) take it too; the mutating methods throw.
 export class PersistentMap<K, V> extends Map<K, V> implements ReadonlyMap<K, V> {
+  // The chunks in order, collected from the trie on the first walk of this version.
+  private chunksInOrder: readonly Chunk<K, V>[] | undefined
+
   private constructor(
-    private readonly buckets: readonly ReadonlyMap<K, number>[],
-    private readonly chunks: readonly (readonly (Entry<K, V> | undefined)[])[],
+    private readonly index: IndexNode,
+    private readonly root: Branch,
+    private readonly depth: number,
     private readonly slotCount: number,
     private readonly count: number,
   ) {
@@ -48,83 +193,103 @@ export class PersistentMap<K, V> extends Map<K, V> implements ReadonlyMap<K, V> 
   }
 
   static from<K, V>(entries: Iterable<readonly [K, V]>): PersistentMap<K, V> {
-    const buckets = Array.from({ length: bucketCount }, () => new Map<K, number>())
+    const edit = {}
+    let index = emptyNode()
+    index.edit = edit
     const chunks: (Entry<K, V> | undefined)[][] = []
     let slot = 0
     for (const [key, value] of entries) {
-      const bucket = buckets[hashOf(key)]
-      const existing = bucket.get(key)
+      const hash = hashOf(key)
+      const existing = slotIn(index, key, hash)
       if (existing !== undefined) {
-        chunks[existing >> 6][existing & (chunkSize - 1)] = [key, value]
+        chunks[existing >> chunkBits][existing & (chunkSize - 1)] = [key, value]
         continue
       }
-      bucket.set(key, slot)
+      index = withKey(index, key, hash, slot, 0, edit)
       if ((slot & (chunkSize - 1)) === 0) chunks.push([])
       chunks[chunks.length - 1].push([key, value])
       slot++
     }
-    return new PersistentMap(buckets, chunks, slot, slot)
+    const { root, depth } = trieOf(chunks)
+    return new PersistentMap(index, root, depth, slot, slot)
   }
 
   override get(key: K): V | undefined {
-    const slot = this.buckets[hashOf(key)].get(key)
-    return slot === undefined ? undefined : this.chunks[slot >> 6][slot & (chunkSize - 1)]![1]
+    const slot = slotIn(this.index, key, hashOf(key))
+    return slot === undefined ? undefined : chunkAt<K, V>(this.root, this.depth, slot >> chunkBits)![slot & (chunkSize - 1)]![1]
   }
 
   override has(key: K): boolean {
-    return this.buckets[hashOf(key)].has(key)
+    return slotIn(this.index, key, hashOf(key)) !== undefined
   }
 
   with(key: K, value: V): PersistentMap<K, V> {
     const hash = hashOf(key)
-    const slot = this.buckets[hash].get(key)
-    if (slot !== undefined) return new PersistentMap(this.buckets, this.withSlot(slot, [key, value]), this.slotCount, this.count)
-    const buckets = this.buckets.slice()
-    buckets[hash] = new Map(this.buckets[hash]).set(key, this.slotCount)
-    const chunks = this.chunks.slice()
-    const at = this.slotCount >> 6
-    chunks[at] = [...(chunks[at] ?? []), [key, value]]
-    return new PersistentMap(buckets, chunks, this.slotCount + 1, this.count + 1)
+    const slot = slotIn(this.index, key, hash)
+    if (slot !== undefined) {
+      const { root, depth } = this.withSlot(slot, [key, value])
+      return new PersistentMap(this.index, root, depth, this.slotCount, this.count)
+    }
+    const index = withKey(this.index, key, hash, this.slotCount, 0, undefined)
+    const { root, depth } = this.withSlot(this.slotCount, [key, value])
+    return new PersistentMap(index, root, depth, this.slotCount + 1, this.count + 1)
   }
 
   without(key: K): PersistentMap<K, V> {
     const hash = hashOf(key)
-    const slot = this.buckets[hash].get(key)
+    const slot = slotIn(this.index, key, hash)
     if (slot === undefined) return this
     if (this.slotCount - this.count + 1 > Math.max(this.count, chunkSize)) {
       return PersistentMap.from([...this.entries()].filter(([k]) => k !== key))
     }
-    const buckets = this.buckets.slice()
-    const bucket = new Map(this.buckets[hash])
-    bucket.delete(key)
-    buckets[hash] = bucket
-    return new PersistentMap(buckets, this.withSlot(slot, undefined), this.slotCount, this.count - 1)
+    const index = withoutKey(this.index, key, hash, 0)
+    const { root, depth } = this.withSlot(slot, undefined)
+    return new PersistentMap(index, root, depth, this.slotCount, this.count - 1)
   }
 
   // The entry chunks (an empty slot is undefined). A chunk no event has touched is the same array in
   // every later version, so a snapshot can reuse the bytes it wrote for it last time.
-  get chunkList(): readonly (readonly (Entry<K, V> | undefined)[])[] {
-    return this.chunks
+  get chunkList(): readonly Chunk<K, V>[] {
+    if (this.chunksInOrder === undefined) {
+      const chunks: Chunk<K, V>[] = []
+      const collect = (node: Branch, level: number) => {
+        for (const child of node) {
+          if (child === undefined) continue
+          if (level === 0) chunks.push(child as Chunk<K, V>)
+          else collect(child as Branch, level - 1)
+        }
+      }
+      collect(this.root, this.depth - 1)
+      this.chunksInOrder = chunks
+    }
+    return this.chunksInOrder
   }
 
-  private withSlot(slot: number, entry: Entry<K, V> | undefined) {
-    const chunks = this.chunks.slice()
-    const chunk = chunks[slot >> 6].slice()
-    chunk[slot & (chunkSize - 1)] = entry
-    chunks[slot >> 6] = chunk
-    return chunks
+  // The trie with one slot set (a slot past the end starts a chunk, and a level when the trie is full).
+  private withSlot(slot: number, entry: Entry<K, V> | undefined): { root: Branch; depth: number } {
+    const index = slot >> chunkBits
+    let root = this.root
+    let depth = this.depth
+    if (index >= branching ** depth) {
+      root = [root]
+      depth++
+    }
+    const chunk = chunkAt<K, V>(root, depth, index)
+    const next = chunk ? chunk.slice() : []
+    next[slot & (chunkSize - 1)] = entry
+    return { root: withChunkAt(root, depth - 1, index, next), depth }
   }
 
   override entries(): MapIterator<[K, V]> {
-    return new SlotIterator(this.chunks, (entry) => [entry[0], entry[1]])
+    return new SlotIterator(this.chunkList, (entry) => [entry[0], entry[1]])
   }
 
   override keys(): MapIterator<K> {
-    return new SlotIterator(this.chunks, (entry) => entry[0])
+    return new SlotIterator(this.chunkList, (entry) => entry[0])
   }
 
   override values(): MapIterator<V> {
-    return new SlotIterator(this.chunks, (entry) => entry[1])
+    return new SlotIterator(this.chunkList, (entry) => entry[1])
   }
 
   override [Symbol.iterator](): MapIterator<[K, V]> {

@@ -17,7 +17,10 @@ import {
   type FeatureCommand,
 } from './features.js'
 import { updateEntry, withEntry, withoutEntry } from './immutable.js'
-import type { Feature, FeatureEnvironment, ProjectEnvironment, ProjectState } from './project-state.js'
+import { carryActiveCount } from './active-count.js'
+import { carryDependents } from './dependents.js'
+import { carryPotentiallyStaleTime } from './staleness.js'
+import type { Dependency, Feature, FeatureEnvironment, ProjectEnvironment, ProjectState, Strategy } from './project-state.js'
 import {
   decideAddProjectEnvironment,
   decideCreateProject,
@@ -167,8 +170,21 @@ const projectEnvironmentFrom = (data: Partial<ProjectEnvironment> & { environmen
   defaultStrategy: data.defaultStrategy ?? null,
 })
 
-// Applying an event never fails: decide has already checked everything.
+// Applying an event never fails: decide has already checked everything. An event about one flag
+// changes that flag alone: the count of active flags goes with it (active-count.ts), and the time the
+// next flag is due to be marked potentially stale (staleness.ts) and which flags depend on which
+// (dependents.ts).
 export const evolveProject = (state: ProjectState | undefined, event: EventDraft): ProjectState | undefined => {
+  const next = evolveProjectState(state, event)
+  if (state && next && next.features !== state.features && event.featureName) {
+    carryActiveCount(state.features, next.features, event.featureName)
+    carryPotentiallyStaleTime(state.features, next.features, event.featureName)
+    carryDependents(state.features, next.features, event.featureName)
+  }
+  return next
+}
+
+const evolveProjectState = (state: ProjectState | undefined, event: EventDraft): ProjectState | undefined => {
   if (event.type === 'project-created') {
     const { environments, owner, ...settings } = event.data
     const access = emptyAccess()

@@ -1,4 +1,5 @@
 import type { CommandMeta } from './events.js'
+import { activeFeatureCount } from './active-count.js'
 import type { Environment, InstanceState } from './instance-state.js'
 import type { PeopleState } from './people-state.js'
 import type { ProjectState } from './project-state.js'
@@ -22,14 +23,10 @@ export interface ProjectWorld {
 export const projectWorldOf = (instance: InstanceState, projects: readonly (readonly [string, ProjectState])[]): ProjectWorld => ({
   environments: instance.environments,
   projectCount: projects.length,
-  // Asked at every flag creation: the stored flags (archived ones included) are counted per project
-  // first, and only when they reach n are the active ones counted, so creating flags stays O(projects).
+  // Asked at every flag creation: O(projects), each project's count kept with its flags (active-count.ts).
   activeFeaturesAtLeast: (n) => {
-    let stored = 0
-    for (const [, project] of projects) stored += project.features.size
-    if (stored < n) return false
     let active = 0
-    for (const [, project] of projects) for (const feature of project.features.values()) if (!feature.archived && ++active >= n) return true
+    for (const [, project] of projects) if ((active += activeFeatureCount(project.features)) >= n) return true
     return false
   },
   featureLocation: (name) => {

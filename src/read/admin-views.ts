@@ -1,4 +1,5 @@
 import { publicToken } from '../domain/api-tokens.js'
+import { childrenOf } from '../domain/dependents.js'
 import type { ApiToken, Environment } from '../domain/instance-state.js'
 import type { Feature, FeatureEnvironment, ProjectState, Strategy } from '../domain/project-state.js'
 import { orderedStrategies, projectDefaultStrategy } from '../domain/strategies.js'
@@ -92,8 +93,9 @@ export const featureView = (feature: Feature, ctx: AdminViewContext) => {
   }
 }
 
-export const childrenIn = (project: ProjectState) => (name: string) =>
-  [...project.features.values()].filter((f) => !f.archived && f.dependencies.some((d) => d.feature === name)).map((f) => f.name).sort()
+// The active flags of the project that depend on a flag, sorted (the domain keeps who depends on whom
+// with each version of the project's flags: a list of every flag asks for each one).
+export const childrenIn = (project: ProjectState) => (name: string): string[] => [...childrenOf(project.features, name)].sort()
 
 export const projectHealth = (project: ProjectState): number => {
   const active = [...project.features.values()].filter((f) => !f.archived)

@@ -125,6 +125,9 @@ export class ClientFeatures {
   private readonly keys = new WeakMap<ClientQuery, string>()
   private segmentFragmentsRevision = -1
   private segmentsJson = new Map<number, string>()
+  // Flags serialised so far (a fragment made): a test's proof that a change to one flag re-serialises
+  // that flag alone.
+  readonly counters = { flagsSerialised: 0 }
 
   constructor(private readonly source: ClientFeaturesSource) {}
 
@@ -164,6 +167,7 @@ export class ClientFeatures {
     if (!byKey) this.fragments.set(feature, (byKey = new Map()))
     let json = byKey.get(key)
     if (json === undefined) {
+      this.counters.flagsSerialised++
       json = JSON.stringify(clientFeature(feature, feature.environments.get(query.environment), segments, query.inlineSegmentConstraints))
       if (query.inlineSegmentConstraints) for (const k of byKey.keys()) if (k.includes('\u0000inline\u0000')) byKey.delete(k)
       byKey.set(key, json)

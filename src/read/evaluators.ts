@@ -35,6 +35,8 @@ interface Synced {
 // (immutable) state object changed are recompiled.
 export class Evaluators {
   private readonly byEnvironment = new Map<string, Synced>()
+  // Flags compiled so far: a test's proof that a change to one flag recompiles that flag alone.
+  readonly counters = { flagsCompiled: 0 }
 
   constructor(private readonly source: EvaluatorsSource) {}
 
@@ -67,6 +69,7 @@ export class Evaluators {
         seen.add(feature.name)
         if (synced.compiled.get(feature.name) === feature) continue
         synced.evaluator.upsertFeature(evalFeature(feature, environment))
+        this.counters.flagsCompiled++
         synced.compiled.set(feature.name, feature)
       }
     }

@@ -30,7 +30,7 @@ const secretOf = async (server: Parameters<typeof createApiToken>[0], type: stri
 t.test('the harness seeds a target, runs each HTTP case beside the bare uWS baseline and writes its reports', async (t) => {
   const server = await startTestServer(t)
   const dir = t.testdir()
-  const cases = ['client', 'client_gzip', 'client_304', 'frontend', 'playground', 'writes']
+  const cases = ['client', 'client_gzip', 'client_304', 'frontend', 'playground', 'writes', 'creates']
   const { code, output } = await run([
     '--target', server.baseUrl,
     '--admin-token', server.adminToken,
@@ -47,7 +47,10 @@ t.test('the harness seeds a target, runs each HTTP case beside the bare uWS base
   t.equal(report.options.target, new URL(server.baseUrl).href)
   t.equal(report.dataset.flags, 20)
   const seen = report.http.map((r: { case: string; server: string }) => `${r.case}: ${r.server}`)
-  t.same(seen, [...cases.filter((c) => c !== 'writes').flatMap((c) => [`${c}: target`, `${c}: bare uWS`]), 'writes: target'])
+  const writes = ['writes', 'creates']
+  t.same(seen, [...cases.filter((c) => !writes.includes(c)).flatMap((c) => [`${c}: target`, `${c}: bare uWS`]), 'writes: target', 'creates: target'])
+  t.equal(report.seeding.method, 'import', 'seeded through the import API')
+  t.equal(report.seeding.flags, 20)
   for (const r of report.http) {
     t.ok(r.requests > 0, `${r.case}, ${r.server}: answered`)
     t.same(r.unexpectedStatuses, {}, `${r.case}, ${r.server}: only the expected status`)

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { PersistentMap, updateEntry, withEntry, withoutEntry } from '../../src/domain/immutable.js'
+import { PersistentMap, keyHashForTests, updateEntry, withEntry, withoutEntry } from '../../src/domain/immutable.js'
 
 const names = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `flag-${from + i}`)
 
@@ -79,4 +79,70 @@ t.test('small maps are copied plainly; one that grows past 128 entries becomes p
   map = withEntry(map, 'flag-128', 128)
   t.ok(map instanceof PersistentMap, '129 entries: persistent')
   t.same([...map.keys()], names(129))
+})
+
+// A plain Map beside the persistent one, through random additions, changes and removals; every earlier
+// version is checked again at the end (nothing shared may have changed under it).
+t.test('a PersistentMap agrees with a Map through random changes, and its older versions stay as they were', async (t) => {
+  let seed = 26
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32)
+  let map: ReadonlyMap<string | number, number> = PersistentMap.from([])
+  const plain = new Map<string | number, number>()
+  const versions: [ReadonlyMap<string | number, number>, [string | number, number][]][] = []
+  for (let step = 0; step < 6000; step++) {
+    const roll = random()
+    const key = random() < 0.2 ? Math.floor(random() * 3000) - 100 : `flag-${Math.floor(random() * 3000)}`
+    if (roll < 0.6) {
+      map = withEntry(map, key, step)
+      plain.set(key, step)
+    } else {
+      map = withoutEntry(map, key)
+      plain.delete(key)
+    }
+    if (step % 500 === 0) versions.push([map, [...plain]])
+  }
+  t.same([...map], [...plain])
+  t.equal(map.size, plain.size)
+  for (const key of [...plain.keys(), 'missing', -1000]) t.equal(map.get(key), plain.get(key))
+  for (const [version, entries] of versions) t.same([...version], entries)
+})
+
+t.test('keys whose hashes are equal are told apart', async (t) => {
+  const seen = new Map<number, string>()
+  const pairs: [string, string][] = []
+  for (let i = 0; pairs.length < 3 && i < 2_000_000; i++) {
+    const key = `k${i}`
+    const hash = keyHashForTests(key)
+    const other = seen.get(hash)
+    if (other !== undefined) pairs.push([other, key])
+    else seen.set(hash, key)
+  }
+  t.ok(pairs.length > 0, 'colliding keys found')
+  let map: ReadonlyMap<string, string> = PersistentMap.from(names(300).map((name) => [name, name]))
+  for (const [a, b] of pairs) map = withEntry(withEntry(map, a, `a:${a}`), b, `b:${b}`)
+  for (const [a, b] of pairs) {
+    t.equal(map.get(a), `a:${a}`)
+    t.equal(map.get(b), `b:${b}`)
+  }
+  const [a, b] = pairs[0]
+  const fewer = withoutEntry(map, a)
+  t.equal(fewer.has(a), false)
+  t.equal(fewer.get(b), `b:${b}`)
+  t.equal(map.get(a), `a:${a}`, 'the older version keeps it')
+  t.equal(fewer.size, map.size - 1)
+})
+
+t.test('a map past 2,048 and 65,536 entries (the chunk trie grows a level) keeps every entry in order', async (t) => {
+  let map: ReadonlyMap<string, number> = PersistentMap.from(names(2000).map((name, i) => [name, i]))
+  for (let i = 2000; i < 70_000; i++) map = withEntry(map, `flag-${i}`, i)
+  t.equal(map.size, 70_000)
+  t.equal(map.get('flag-0'), 0)
+  t.equal(map.get('flag-65600'), 65600)
+  let i = 0
+  let inOrder = true
+  for (const [key, value] of map) inOrder &&= key === `flag-${i}` && value === i++
+  t.ok(inOrder)
+  t.equal(i, 70_000)
+  const rebuilt = PersistentMap.from(map)
+  t.same([...rebuilt.keys()].slice(-3), ['flag-69997', 'flag-69998', 'flag-69999'])
 })

@@ -5,7 +5,7 @@ import { decideProject } from '../../src/domain/project.js'
 import { emptyInstance } from '../../src/domain/instance-state.js'
 import { lifetimesOf } from '../../src/domain/feature-types.js'
 import { currentLifecycleStage, mergeLifecycle } from '../../src/domain/lifecycle.js'
-import { isPastLifetime } from '../../src/domain/staleness.js'
+import { hasPotentiallyStaleCandidates, isPastLifetime, potentiallyStaleCandidates } from '../../src/domain/staleness.js'
 import { Scenario, assertError, epoch, errorOf, typesOf, valueOf } from './fixtures/scenario.js'
 
 const shop = () => {
@@ -98,6 +98,36 @@ t.test('staleness', async (t) => {
     const meta41 = { ...meta8, now: iso(epoch + 41 * day) }
     t.same(valueOf(decideProject(s.project('web'), { ...command, meta: meta41, world: s.world() })).map((e) => e.featureName), ['checkout'])
     t.notOk(isPastLifetime(s.feature('web', 'kill'), lifetimes, epoch + 1000 * day), 'kill switches never go stale')
+  })
+
+  // The job asks every minute; the answer comes from a time kept with the project's flags, carried from
+  // one version of them to the next, and must be what walking the flags says.
+  t.test('whether the job has flags to mark agrees with walking the flags, through the changes in between', async (t) => {
+    const s = shop() // checkout: release, 40 days
+    const lifetimes = lifetimesOf(emptyInstance().featureTypes)
+    const agree = (atDay: number, what: string) => {
+      const now = epoch + atDay * day
+      const walked = potentiallyStaleCandidates(s.project('web'), lifetimes, now).length > 0
+      t.equal(hasPotentiallyStaleCandidates(s.project('web'), lifetimes, now), walked, `day ${atDay}, ${what}: ${walked}`)
+    }
+    agree(3, 'nothing old yet')
+    for (let i = 0; i < 140; i++) s.createFeature('web', `flag-${i}`, { type: i === 70 ? 'operational' : 'permission' })
+    agree(3, 'a flag that lives 7 days, 140 that never go stale')
+    agree(8, 'the operational one is past its 7 days')
+    s.ok('web', { type: 'feature.update', name: 'flag-70', input: { stale: true } })
+    agree(8, 'marked stale by hand: not a candidate')
+    agree(39, 'the release flag has a day left')
+    agree(41, 'the release flag is past its 40 days')
+    s.ok('web', { type: 'feature.archive', names: ['checkout'] })
+    agree(41, 'the release flag archived')
+    s.createFeature('web', 'late-release')
+    agree(41, 'a new release flag (the scenario clock stays near the epoch: it is past its 40 days too)')
+    agree(100, 'still past')
+    const marked = valueOf(decideProject(s.project('web'), { type: 'feature.markPotentiallyStale', lifetimes, meta: { now: iso(epoch + 100 * day), actor: { name: 'unleash_system_user', userId: -1337 } }, world: s.world() }))
+    s.apply('web', marked)
+    agree(100, 'after the job marked it')
+    const shorter = { ...lifetimes, permission: 1 }
+    t.equal(hasPotentiallyStaleCandidates(s.project('web'), shorter, epoch + 3 * day), true, 'other lifetimes: counted again')
   })
 })
 

@@ -261,3 +261,61 @@ t.test('the listed row: Unleash 8.2 fields', async (t) => {
   t.same(view('eps').lifecycle, { stage: 'completed', status: 'kept', enteredStageAt: '2024-03-01T01:00:00.000Z' })
   t.same(view('web-one').createdBy, { id: 5, name: 'jo', imageUrl: 'https://gravatar.com/avatar/f4e19df2e6c609fbd59a42b9063d0fadf44260218531ea21ad8c575f205c0453?s=42&d=retro&r=g' }, 'a user: name, else username, else email; the gravatar of the lower-cased email')
 })
+
+t.test('orders kept one change at a time over thousands of flags match orders sorted from scratch', async (t) => {
+  minute = 0
+  let seed = 24
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32)
+  const projects = new Map([['default', projectOf('default', [])]])
+  const index = new FeatureSearchIndex(() => projects)
+  index.warm()
+  const record = (type: EventType, featureName: string): EventRecord => ({ id: 1, type, createdAt: '2024-05-01T00:00:00.000Z', createdBy: 't', createdByUserId: 1, project: 'default', featureName }) as EventRecord
+  const change = (name: string, feature: Feature | undefined, type: EventType) => {
+    const state = projects.get('default')!
+    const features = new Map(state.features)
+    if (feature) features.set(name, feature)
+    else features.delete(name)
+    projects.set('default', { ...state, features })
+    index.apply([record(type, name)])
+  }
+  // One at a time: the chunks of both orders fill and split.
+  for (let i = 0; i < 3000; i++) {
+    const name = `flag-${Math.floor(random() * 1e6)}-${i}`
+    change(name, { ...flag(name), createdAt: new Date(Date.parse('2024-03-01T00:00:00.000Z') + Math.floor(random() * 5000) * 60_000).toISOString() }, 'feature-created')
+  }
+  // A run of neighbours in name order removed: whole chunks empty out.
+  for (const name of [...projects.get('default')!.features.keys()].sort().slice(500, 1700)) change(name, undefined, 'feature-deleted')
+  for (let step = 0; step < 1500; step++) {
+    const state = projects.get('default')!
+    const features = new Map(state.features)
+    const names = [...features.keys()]
+    const roll = random()
+    let type: EventType
+    let name: string
+    if (roll < 0.4) {
+      name = `new-${Math.floor(random() * 1e6)}-${step}`
+      features.set(name, { ...flag(name), project: 'default', createdAt: new Date(Date.parse('2024-03-01T00:00:00.000Z') + Math.floor(random() * 5000) * 60_000).toISOString() })
+      type = 'feature-created'
+    } else if (roll < 0.7) {
+      name = names[Math.floor(random() * names.length)]
+      features.delete(name)
+      type = 'feature-deleted'
+    } else if (roll < 0.85) {
+      // Created again: a new creation time, the same name.
+      name = names[Math.floor(random() * names.length)]
+      features.set(name, { ...features.get(name)!, createdAt: new Date(Date.parse('2024-03-01T00:00:00.000Z') + Math.floor(random() * 5000) * 60_000).toISOString() })
+      type = 'feature-created'
+    } else {
+      name = names[Math.floor(random() * names.length)]
+      features.set(name, { ...features.get(name)!, description: `step ${step}` })
+      type = 'feature-metadata-updated'
+    }
+    projects.set('default', { ...state, features })
+    index.apply([record(type, name)])
+  }
+  const fresh = new FeatureSearchIndex(() => projects)
+  for (const query of [{ limit: '100000' }, { sortBy: 'name', limit: '100000' }, { sortBy: 'name', sortOrder: 'desc', limit: '100000' }, { sortOrder: 'desc', limit: '100000' }] as FeatureSearchQuery[]) {
+    t.same(names(index, query), names(fresh, query), `${JSON.stringify(query)}: the same order`)
+  }
+  t.equal(searchWith(index, { limit: '1' }).total, projects.get('default')!.features.size)
+})

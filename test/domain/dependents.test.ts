@@ -1,0 +1,36 @@
+import t from 'tap'
+import { childrenOf } from '../../src/domain/dependents.js'
+import { Scenario, errorOf } from './fixtures/scenario.js'
+
+// Who depends on whom is kept with each version of a project's flags: whatever events happen, it is
+// what walking the flags gives.
+t.test('the children of each flag follow every event, and the rules that read them still hold', async (t) => {
+  const s = new Scenario()
+  s.createProject('web')
+  for (let i = 0; i < 140; i++) s.createFeature('web', `flag-${i}`)
+  const walked = (name: string) =>
+    [...s.project('web').features.values()].filter((f) => !f.archived && f.dependencies.some((d) => d.feature === name)).map((f) => f.name)
+  const check = (what: string) => {
+    for (const name of ['flag-0', 'flag-1', 'flag-2', 'flag-139']) t.same(childrenOf(s.project('web').features, name), walked(name), `${name}: ${what}`)
+  }
+  check('no dependencies')
+  s.ok('web', { type: 'dependency.add', feature: 'flag-10', dependency: { feature: 'flag-0', enabled: true, variants: [] } })
+  s.ok('web', { type: 'dependency.add', feature: 'flag-11', dependency: { feature: 'flag-0', enabled: false, variants: [] } })
+  s.ok('web', { type: 'dependency.add', feature: 'flag-12', dependency: { feature: 'flag-1', enabled: true, variants: [] } })
+  check('three children of two parents')
+  t.match(errorOf(s.decide('web', { type: 'dependency.add', feature: 'flag-0', dependency: { feature: 'flag-2', enabled: true, variants: [] } })).message, /Transitive dependency/, 'a parent cannot get a parent')
+  t.match(errorOf(s.decide('web', { type: 'feature.archive', names: ['flag-0'] })).message, /other features depend on it/, 'a parent cannot be archived')
+  s.createFeature('web', 'flag-new')
+  s.ok('web', { type: 'feature.update', name: 'flag-10', input: { description: 'changed' } })
+  check('a flag created and a child changed')
+  s.ok('web', { type: 'feature.archive', names: ['flag-12'] })
+  check('a child archived')
+  s.ok('web', { type: 'feature.archive', names: ['flag-1'] })
+  check('its parent can go now')
+  s.ok('web', { type: 'dependency.remove', feature: 'flag-11', parent: 'flag-0' })
+  check('a dependency removed')
+  s.ok('web', { type: 'feature.archive', names: ['flag-0', 'flag-10'] })
+  check('a parent archived with its last child in one command')
+  s.ok('web', { type: 'feature.revive', names: ['flag-10'] })
+  check('the child revived')
+})
