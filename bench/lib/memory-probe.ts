@@ -1,0 +1,30 @@
+// Preloaded into a benchmarked server (node --expose-gc --import this module): on SIGUSR2 it collects
+// garbage twice and prints one line with the process's memory and the event loop's longest block since
+// the last report. Nothing in the server knows of it.
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+
+export interface MemoryReport {
+  rss: number
+  heapUsed: number
+  heapTotal: number
+  external: number
+  arrayBuffers: number
+  // The event loop's longest block and its 99th percentile since the last report (5 ms resolution).
+  maxBlockMs: number
+  p99BlockMs: number
+}
+
+const delay = monitorEventLoopDelay({ resolution: 5 })
+delay.enable()
+
+process.on('SIGUSR2', () => {
+  const maxBlockMs = delay.max / 1e6
+  const p99BlockMs = delay.percentile(99) / 1e6
+  delay.reset()
+  const gc = (globalThis as { gc?: () => void }).gc
+  gc?.()
+  gc?.()
+  const m = process.memoryUsage()
+  const report: MemoryReport = { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, maxBlockMs, p99BlockMs }
+  process.stderr.write(`memory-probe ${JSON.stringify(report)}\n`)
+})
