@@ -8,7 +8,7 @@ import { blobBytes, blobId, blobSink } from '../store/snapshot-blobs.js'
 // version of the chunk: a chunk no event touched is the same array in every later version of the map,
 // and it keeps the name of its blob here, so a set encodes and writes only the chunks changed since the
 // last one (at 50,000 flags, 782 chunks of 64 flags, 43 MB in all). A restored map has the chunks it
-// was stored with, named already: the first set after a start writes only what changed since.
+// was stored with, named already (restoredMap): the first set after a start writes only what changed.
 const chunkCodec = new Packr({ structuredClone: true, moreTypes: true })
 const chunkNames = new WeakMap<object, string>()
 
@@ -29,11 +29,25 @@ const chunkName = (chunk: Chunk): string => {
   return name
 }
 
-const restoredChunk = (name: string): Chunk => {
-  const chunk = chunkCodec.unpack(blobBytes(name)) as Chunk
-  if (!Array.isArray(chunk)) throw new Error(`snapshot blob ${name} is not a chunk`)
-  chunkNames.set(chunk, name)
-  return chunk
+const chunkSize = 64
+
+// The map the named chunks hold. A map without empty slots (no entry was ever removed from it) is
+// rebuilt with the same chunks, which keep their names; otherwise the rebuilt chunks are encoded anew
+// by the next set.
+const restoredMap = (names: readonly string[]): PersistentMap<unknown, unknown> => {
+  const entries: (readonly [unknown, unknown])[] = []
+  let full = true
+  names.forEach((name, i) => {
+    const chunk = chunkCodec.unpack(blobBytes(name)) as Chunk
+    if (!Array.isArray(chunk)) throw new Error(`snapshot blob ${name} is not a chunk`)
+    const before = entries.length
+    for (const entry of chunk) if (entry !== undefined && entry !== null) entries.push(entry)
+    if (entries.length - before !== (i < names.length - 1 ? chunkSize : chunk.length)) full = false
+  })
+  const map = PersistentMap.from(entries)
+  const chunks = map.chunkList
+  if (full && chunks.length === names.length) chunks.forEach((chunk, i) => chunkNames.set(chunk, names[i]))
+  return map
 }
 
 // 0x50 was format 12's: the chunks' bytes inside the entry.
@@ -41,7 +55,7 @@ addExtension({
   Class: PersistentMap,
   type: 0x51,
   write: (map: PersistentMap<unknown, unknown>) => map.chunkList.map(chunkName),
-  read: (names: string[]) => PersistentMap.fromChunks(names.map(restoredChunk)),
+  read: (names: string[]) => restoredMap(names),
 })
 
 // The PersistentMaps of a state, found without walking into them (or into long lists).

@@ -66,32 +66,6 @@ export class PersistentMap<K, V> extends Map<K, V> implements ReadonlyMap<K, V> 
     return new PersistentMap(buckets, chunks, slot, slot)
   }
 
-  // The map whose chunks these are, slot for slot (an empty slot is undefined or null): what a snapshot
-  // wrote comes back with the same chunks, so the next snapshot can tell which ones changed since.
-  static fromChunks<K, V>(stored: readonly (readonly (Entry<K, V> | undefined | null)[])[]): PersistentMap<K, V> {
-    const buckets = Array.from({ length: bucketCount }, () => new Map<K, number>())
-    const chunks: (readonly (Entry<K, V> | undefined)[])[] = []
-    let slot = 0
-    let count = 0
-    for (const [at, chunk] of stored.entries()) {
-      if (chunk.length !== chunkSize && at !== stored.length - 1) throw new TypeError('only the last chunk of a PersistentMap may be short')
-      const entries = chunk as (Entry<K, V> | undefined | null)[]
-      for (let i = 0; i < entries.length; i++, slot++) {
-        const entry = entries[i]
-        if (entry === null || entry === undefined) {
-          entries[i] = undefined
-          continue
-        }
-        const bucket = buckets[hashOf(entry[0])]
-        if (bucket.has(entry[0])) throw new TypeError('a PersistentMap holds each key once')
-        bucket.set(entry[0], slot)
-        count++
-      }
-      chunks.push(entries as (Entry<K, V> | undefined)[])
-    }
-    return new PersistentMap(buckets, chunks, slot, count)
-  }
-
   override get(key: K): V | undefined {
     const slot = this.buckets[hashOf(key)].get(key)
     return slot === undefined ? undefined : this.chunks[slot >> 6][slot & (chunkSize - 1)]![1]
