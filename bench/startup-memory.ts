@@ -196,10 +196,19 @@ const run = async () => {
     await server.stop()
 
     const perFlag = (report: MemoryReport) => (FLAGS > 0 ? fixed((report.heapUsed - empty.heapUsed) / FLAGS, 0) : '-')
-    const row = (label: string, report: MemoryReport) => [label, fixed(report.rss / MiB, 0), fixed(report.heapUsed / MiB, 0), perFlag(report), fixed(report.arrayBuffers / MiB, 0)]
+    const row = (label: string, report: MemoryReport) => [
+      label,
+      fixed(report.rss / MiB, 0),
+      fixed(report.rssAnon / MiB, 0),
+      fixed(report.rssFile / MiB, 0),
+      fixed(report.heapTotal / MiB, 0),
+      fixed(report.heapUsed / MiB, 0),
+      perFlag(report),
+      fixed(report.arrayBuffers / MiB, 0),
+    ]
     rows.push(row('empty server', empty), row(`${thousands(FLAGS)} flags seeded`, seeded), row('after a clean restart', restarted), row('after SIGKILL and restart', afterKill))
     say('')
-    say(formatTable(['memory (after full GC)', 'RSS MiB', 'heap MiB', 'heap B/flag', 'buffers MiB'], rows))
+    say(formatTable(['memory (after full GC)', 'RSS MiB', 'anon MiB', 'file MiB', 'heap total MiB', 'heap used MiB', 'heap B/flag', 'buffers MiB'], rows))
     say('')
     say(
       formatTable(
