@@ -407,7 +407,8 @@ export class EventLog {
 // Data directories from before the chain existed get one on first start, beginning at their first record.
 // Only an empty chain is filled in: a chain that stops short was cut, and verify must be able to say so.
 const addMissingChain = (root: RootDatabase, log: Database<StoredRecord, number>, chain: Database<Buffer, number>): void => {
-  if (chain.getKeysCount({ limit: 1 }) > 0) return
+  // (getKeysCount ignores `limit`: it counted every link, paging the whole chain in at each start.)
+  for (const _ of chain.getKeys({ limit: 1 })) return
   root.transactionSync(() => {
     let previous = genesis
     for (const { key, value } of log.getRange()) {
