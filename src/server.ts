@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url'
 import { CommitPipeline, type CommitStep } from './actors/commit-pipeline.js'
 import { Dispatcher, indexKeysOf } from './actors/dispatch.js'
 import { recover, snapshotEntries, snapshotFormat, type ReplayedReadModel } from './actors/recovery.js'
+import { encodeEntries, nextTurn } from './actors/snapshot-codec.js'
+import { startUpLine } from './start-up-line.js'
 import { Registry } from './actors/registry.js'
 import { apiTokenRoutes } from './api/api-tokens.routes.js'
 import { clientRoutes } from './api/client.routes.js'
@@ -309,6 +311,12 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   const insights = new ProjectInsights(clock)
   const readModels = [revisionsModel(clientRevisions), insightsModel(insights)]
   const recovered = recover(log, readModels)
+  let mark = performance.now()
+  const marks: [string, number][] = []
+  const phase = (name: string) => {
+    marks.push([name, (performance.now() - mark) / 1000])
+    mark = performance.now()
+  }
   // A failed commit (a full disk) refuses that write with 503 and changes nothing; reads go on.
   const logger = options.logger!
   // A full disk fails every write until there is room: one line at once, then one every 10 s at most.
@@ -329,19 +337,23 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     onError: (message, error) => logger.error(message, error),
   })
   const dispatcher = new Dispatcher(registry)
+  phase('actors')
 
   const committedEntries = () =>
     snapshotEntries(registry.committedInstance, registry.committedProjects, registry.committedChangeRequests, registry.lastCommittedId, readModels)
   let sinceSnapshot = recovered.replayed
   let snapshotting: Promise<void> | undefined
   let snapshotWrittenAt: Date | undefined
-  const saveSnapshot = async () => {
+  // While serving, the set is encoded in slices between which requests are served (sliced); at a stop, at once.
+  const saveSnapshot = async (sliced: boolean) => {
     const started = performance.now()
     const entries = committedEntries()
     sinceSnapshot = 0
-    await log.saveSnapshots(snapshotFormat, entries)
+    const set = log.snapshotSet(snapshotFormat)
+    await encodeEntries(set, entries, sliced ? nextTurn : undefined)
+    await log.writeSnapshotSet(set)
     snapshotWrittenAt = clock()
-    logger.debug('snapshots written', { lastId: entries[0]?.lastId ?? 0, ms: Math.round(performance.now() - started) })
+    logger.debug('snapshots written', { lastId: entries[0]?.lastId ?? 0, ms: Math.round(performance.now() - started), blobsWritten: set.fresh.size })
   }
   // A set costs in proportion to the flags (every project is encoded and written whole), so at least
   // half as many records as there are flags go by between two sets: each write's share of them stays
@@ -354,7 +366,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   }
   const snapshotWhenDue = () => {
     if (sinceSnapshot < config.snapshotEvery || snapshotting || sinceSnapshot * 2 < flagCount()) return
-    snapshotting = saveSnapshot()
+    snapshotting = saveSnapshot(true)
       .catch((error: unknown) => logger.warn('could not write snapshots; the log replays further at the next start', { error: errorText(error) }))
       .finally(() => {
         snapshotting = undefined
@@ -369,7 +381,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     new LogPublisher(
       settings,
       { committedId: () => registry.lastCommittedId, get: (id) => log.get(id) },
-      () => ({ lastId: registry.lastCommittedId, bytes: encodeSnapshotSet(snapshotFormat, committedEntries()) }),
+      () => ({ lastId: registry.lastCommittedId, bytes: encodeSnapshotSet(snapshotFormat, committedEntries(), { get: (id) => log.snapshotBlob(id) }) }),
       config.replication!.snapshotEvery,
     )
   const replication: Replication = () => {
@@ -382,6 +394,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   }
 
   const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: recovered.lastId, requests, logger })
+  phase('request side')
   // Before bootstrap, so that the events it appends are counted.
   const routes = side.routesWith(insights, replication, () => ({ eventsBehind: sinceSnapshot, writtenAt: snapshotWrittenAt }))
   registry.start(
@@ -402,7 +415,9 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     ),
   )
   const { createdAdminToken, createdAdminPassword } = await bootstrap(config, registry, dispatcher)
+  phase('start and bootstrap')
   http.serve(routes, side.auth)
+  logger.info(startUpLine(recovered, marks))
   // The flag search's index, built once serving has begun rather than on the admin UI's first list.
   const warming = setImmediate(() => side.deps.featureSearch.warm())
   publisher?.start()
@@ -421,7 +436,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
       await publisher?.close()
       await side.close()
       await snapshotting
-      await saveSnapshot()
+      await saveSnapshot(false)
       await log.close()
       await lock.release()
     },

@@ -4,6 +4,7 @@ import type { Lifetimes } from '../domain/feature-types.js'
 import { isFavoriteOf } from '../domain/favorites.js'
 import type { ProjectState } from '../domain/project-state.js'
 import { isPastLifetime } from '../domain/staleness.js'
+import { PersistentMap, withEntry, withoutEntry } from '../domain/immutable.js'
 
 const dayMs = 24 * 60 * 60 * 1000
 const windowMs = 30 * dayMs
@@ -14,20 +15,22 @@ export interface Creator {
   name: string
 }
 
+// Never changed in place: a change replaces the flag's facts, so the map of them can be persistent
+// (a snapshot holds it as it is, and writes only its chunks that changed).
 interface FeatureFacts {
-  createdAtMs: number
-  archivedAtMs: number | null
-  type: string
-  firstProductionEnableMs: number | null
+  readonly createdAtMs: number
+  readonly archivedAtMs: number | null
+  readonly type: string
+  readonly firstProductionEnableMs: number | null
   // Who created the flag (absent in snapshots written before it was kept).
-  createdBy?: Creator
+  readonly createdBy?: Creator
 }
 
 interface ProjectFacts {
   // Both sorted ascending: one entry per event of the project, one per member added.
   activityMs: SortedTimes
   membersAddedMs: SortedTimes
-  features: Map<string, FeatureFacts>
+  features: ReadonlyMap<string, FeatureFacts>
   // Events of the project per UTC day (YYYY-MM-DD) of the last year, for its status page.
   activityByDay: Map<string, number>
 }
@@ -116,12 +119,18 @@ const yearMs = 365 * dayMs
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 // What a snapshot keeps: a copy taken when it is made (the model goes on changing while the snapshot is written),
-// with the time lists as Float64Array so a million events pack and unpack as one block each.
+// with the time lists as Float64Array so a million events pack and unpack as one block each; the flags'
+// facts are the immutable map itself (a list of pairs in older snapshots).
 export interface ProjectInsightsSnapshot {
   environmentTypes: [string, string][]
   projects: [
     string,
-    { activityMs: Float64Array; membersAddedMs: Float64Array; features: [string, FeatureFacts][]; activityByDay?: [string, number][] },
+    {
+      activityMs: Float64Array
+      membersAddedMs: Float64Array
+      features: ReadonlyMap<string, FeatureFacts> | [string, FeatureFacts][]
+      activityByDay?: [string, number][]
+    },
   ][]
 }
 
@@ -157,7 +166,7 @@ export class ProjectInsights {
         {
           activityMs: facts.activityMs.toFloat64Array(),
           membersAddedMs: facts.membersAddedMs.toFloat64Array(),
-          features: [...facts.features].map(([name, feature]) => [name, { ...feature }]),
+          features: facts.features,
           activityByDay: [...facts.activityByDay],
         },
       ]),
@@ -173,7 +182,7 @@ export class ProjectInsights {
       this.projects.set(id, {
         activityMs: new SortedTimes(facts.activityMs),
         membersAddedMs: new SortedTimes(facts.membersAddedMs),
-        features: new Map(facts.features.map(([name, feature]) => [name, { ...feature }])),
+        features: facts.features instanceof PersistentMap ? facts.features : PersistentMap.from(facts.features),
         // A snapshot from before days were kept: the last 60 days' activity is all it has.
         activityByDay: new Map(facts.activityByDay ?? countByDay(facts.activityMs)),
       })
@@ -245,7 +254,7 @@ export class ProjectInsights {
     const feature = facts.features.get(name)
     switch (event.type) {
       case 'feature-created':
-        facts.features.set(name, {
+        facts.features = withEntry(facts.features, name, {
           createdAtMs: Date.parse(event.data?.createdAt ?? event.createdAt),
           archivedAtMs: null,
           type: event.data?.type ?? 'release',
@@ -254,28 +263,28 @@ export class ProjectInsights {
         })
         break
       case 'feature-metadata-updated':
-        if (feature) feature.type = event.data.type
+        if (feature) facts.features = withEntry(facts.features, name, { ...feature, type: event.data.type })
         break
       case 'feature-archived':
-        if (feature) feature.archivedAtMs = at
+        if (feature) facts.features = withEntry(facts.features, name, { ...feature, archivedAtMs: at })
         break
       case 'feature-revived':
-        if (feature) feature.archivedAtMs = null
+        if (feature) facts.features = withEntry(facts.features, name, { ...feature, archivedAtMs: null })
         break
       case 'feature-deleted':
-        facts.features.delete(name)
+        facts.features = withoutEntry(facts.features, name)
         break
       case 'feature-environment-enabled':
         if (feature && feature.firstProductionEnableMs === null && this.environmentTypes.get(String(event.environment)) === 'production') {
-          feature.firstProductionEnableMs = at
+          facts.features = withEntry(facts.features, name, { ...feature, firstProductionEnableMs: at })
         }
         break
       case 'feature-project-change': {
-        const old = this.projects.get(event.data?.oldProject)?.features
-        const moved = old?.get(name)
+        const old = this.projects.get(event.data?.oldProject)
+        const moved = old?.features.get(name)
         if (old && moved) {
-          old.delete(name)
-          facts.features.set(name, moved)
+          old.features = withoutEntry(old.features, name)
+          facts.features = withEntry(facts.features, name, moved)
         }
         break
       }

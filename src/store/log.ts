@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { Packr } from 'msgpackr'
 import { canonicalJson } from './canonical.js'
+import { BlobMap, readingBlobs, writingBlobs, type BlobSink, type BlobSource } from './snapshot-blobs.js'
 
 // The store holds records, snapshots and index keys; what they mean is for its callers.
 export interface StoredRecord {
@@ -22,17 +23,71 @@ export interface SnapshotEntry {
 
 const snapshotCodec = new Packr({ structuredClone: true, moreTypes: true })
 
-// A whole snapshot set as one blob, for carrying it off the machine (read replicas restore from it).
-export const encodeSnapshotSet = (format: number, entries: readonly SnapshotEntry[]): Uint8Array => snapshotCodec.pack({ format, entries })
+// One entry's bytes; a copy, since msgpackr's answer may share its working buffer.
+const encodeEntry = (entry: SnapshotEntry, blobs: BlobSink): Uint8Array =>
+  writingBlobs(blobs, () => Uint8Array.from(snapshotCodec.pack({ lastId: entry.lastId, state: entry.state })))
+
+const decodeEntry = (bytes: Uint8Array, blobs: BlobSource): { lastId: number; state: unknown } =>
+  readingBlobs(blobs, () => snapshotCodec.unpack(bytes) as { lastId: number; state: unknown })
+
+// A whole snapshot set as one blob, for carrying it off the machine (read replicas restore from it):
+// its entries, each encoded on its own, and every blob they reference (taken from `stored` where it
+// holds them, so that chunks already written to the data directory are not encoded again).
+export const encodeSnapshotSet = (format: number, entries: readonly SnapshotEntry[], stored?: BlobSource): Uint8Array => {
+  const blobs = new BlobMap(stored)
+  const encoded = entries.map((entry) => ({ key: entry.key, bytes: encodeEntry(entry, blobs) }))
+  return snapshotCodec.pack({ format, entries: encoded, blobs: [...blobs.blobs] })
+}
 
 export const decodeSnapshotSet = (format: number, bytes: Uint8Array): SnapshotEntry[] | undefined => {
   try {
-    const set = snapshotCodec.unpack(bytes) as { format: number; entries: SnapshotEntry[] }
-    return set.format === format && Array.isArray(set.entries) ? set.entries : undefined
+    const set = snapshotCodec.unpack(bytes) as { format: number; entries: { key: string; bytes: Uint8Array }[]; blobs: [string, Uint8Array][] }
+    if (set.format !== format || !Array.isArray(set.entries) || !Array.isArray(set.blobs)) return undefined
+    const blobs = new BlobMap()
+    for (const [id, blob] of set.blobs) blobs.put(id, blob)
+    return set.entries.map(({ key, bytes: entry }) => ({ key, ...decodeEntry(entry, blobs) }))
   } catch {
     return undefined
   }
 }
+
+// A snapshot set being encoded, one entry at a time (a caller may yield to the event loop between
+// entries, and between the blobs it encodes ahead of them), then written by EventLog.writeSnapshotSet.
+export class SnapshotSet implements BlobSink {
+  readonly entries: { key: string; lastId: number; bytes: Uint8Array }[] = []
+  // Every blob the set references, and the bytes of those not stored yet.
+  readonly referenced = new Set<string>()
+  readonly fresh = new Map<string, Uint8Array>()
+
+  constructor(
+    readonly format: number,
+    private readonly stored: (id: string) => boolean,
+  ) {}
+
+  reference(id: string): boolean {
+    if (this.referenced.has(id)) return false
+    this.referenced.add(id)
+    return !this.stored(id)
+  }
+
+  put(id: string, bytes: Uint8Array): void {
+    this.referenced.add(id)
+    this.fresh.set(id, bytes)
+  }
+
+  add(entry: SnapshotEntry): void {
+    this.entries.push({ key: entry.key, lastId: entry.lastId, bytes: encodeEntry(entry, this) })
+  }
+
+  // Runs an encoder whose extensions hand their blobs to this set (chunks encoded ahead of the entry).
+  encode<T>(encode: () => T): T {
+    return writingBlobs(this, encode)
+  }
+}
+
+// Blobs are written in transactions of about this many bytes before the set itself, so that no one
+// transaction holds the event loop for long.
+const blobBytesPerTransaction = 2 * 1024 * 1024
 
 // LMDB refuses keys over 1978 bytes, and a refused put fails the whole commit. Index keys carry
 // caller data (an API token event's project is its projects joined), so long ones are stored hashed;
@@ -94,7 +149,8 @@ export class EventLog {
     private readonly root: RootDatabase,
     private readonly log: Database<StoredRecord, number>,
     private readonly index: Database<null, [string, number]>,
-    private readonly snapshots: Database<Buffer, string>,
+    private readonly snapshots: Database<Uint8Array, string>,
+    private readonly blobs: Database<Uint8Array, string>,
     private readonly chain: Database<Buffer, number>,
     private readonly options: EventLogOptions,
   ) {
@@ -121,10 +177,11 @@ export class EventLog {
     })
     const log = root.openDB<StoredRecord, number>({ name: 'log', keyEncoding: 'uint32' })
     const index = root.openDB<null, [string, number]>({ name: 'log-index' })
-    const snapshots = root.openDB<Buffer, string>({ name: 'snapshots', encoding: 'binary' })
+    const snapshots = root.openDB<Uint8Array, string>({ name: 'snapshots', encoding: 'binary' })
+    const blobs = root.openDB<Uint8Array, string>({ name: 'snapshot-blobs', encoding: 'binary' })
     const chain = root.openDB<Buffer, number>({ name: 'log-chain', keyEncoding: 'uint32', encoding: 'binary' })
     if (!options.readOnly) addMissingChain(root, log, chain)
-    return new EventLog(root, log, index, snapshots, chain, options)
+    return new EventLog(root, log, index, snapshots, blobs, chain, options)
   }
 
   get lastId(): number {
@@ -260,17 +317,59 @@ export class EventLog {
 
   // All entries and the manifest go in one transaction, so a crash leaves the old set or the new one.
   async saveSnapshots(format: number, entries: SnapshotEntry[]): Promise<void> {
+    const set = this.snapshotSet(format)
+    for (const entry of entries) set.add(entry)
+    await this.writeSnapshotSet(set)
+  }
+
+  // A set to encode and then write with writeSnapshotSet; blobs already in the data directory are not
+  // encoded again.
+  snapshotSet(format: number): SnapshotSet {
+    return new SnapshotSet(format, (id) => this.storedBlobs().has(id))
+  }
+
+  // The new blobs first, a few MB per transaction (a crash between them leaves blobs no set names,
+  // removed by the next set); then every entry, the manifest and the removal of the blobs the set no
+  // longer names, in one transaction, so a crash leaves the old set or the new one.
+  async writeSnapshotSet(set: SnapshotSet): Promise<void> {
+    const stored = this.storedBlobs()
+    const fresh = [...set.fresh].filter(([id]) => !stored.has(id))
+    const settle = (error: unknown) => {
+      settleCommitError(error)
+      throw error
+    }
+    for (let i = 0; i < fresh.length; ) {
+      const batch: [string, Uint8Array][] = []
+      for (let bytes = 0; i < fresh.length && (batch.length === 0 || bytes < blobBytesPerTransaction); i++) {
+        batch.push(fresh[i])
+        bytes += fresh[i][1].length
+      }
+      await this.root
+        .transaction(() => {
+          for (const [id, bytes] of batch) this.blobs.put(id, bytes)
+        })
+        .catch(settle)
+      for (const [id] of batch) stored.add(id)
+    }
+    const unnamed = [...stored].filter((id) => !set.referenced.has(id))
     await this.root
       .transaction(() => {
-        for (const entry of entries) {
-          this.snapshots.put(entry.key, snapshotCodec.pack({ lastId: entry.lastId, state: entry.state }))
-        }
-        this.snapshots.put(manifestKey, snapshotCodec.pack({ format, keys: entries.map((e) => e.key) }))
+        for (const entry of set.entries) this.snapshots.put(entry.key, entry.bytes)
+        this.snapshots.put(manifestKey, snapshotCodec.pack({ format: set.format, keys: set.entries.map((e) => e.key), blobs: [...set.referenced] }))
+        for (const id of unnamed) this.blobs.remove(id)
       })
-      .catch((error: unknown) => {
-        settleCommitError(error)
-        throw error
-      })
+      .catch(settle)
+    for (const id of unnamed) stored.delete(id)
+  }
+
+  private blobNames: Set<string> | undefined
+  private storedBlobs(): Set<string> {
+    return (this.blobNames ??= new Set(this.blobs.getKeys()))
+  }
+
+  // A stored snapshot blob (replicas' snapshot sets are built from them).
+  snapshotBlob(id: string): Uint8Array | undefined {
+    return this.blobs.get(id)
   }
 
   // Undefined when the set is missing, of another format or unreadable: the caller replays from the start.
@@ -280,11 +379,12 @@ export class EventLog {
       if (!manifestBytes) return undefined
       const manifest = snapshotCodec.unpack(manifestBytes) as { format: number; keys: string[] }
       if (manifest.format !== format) return undefined
+      const blobs: BlobSource = { get: (id) => this.blobs.get(id) }
       const entries: SnapshotEntry[] = []
       for (const key of manifest.keys) {
         const bytes = this.snapshots.get(key)
         if (!bytes) return undefined
-        const { lastId, state } = snapshotCodec.unpack(bytes) as { lastId: number; state: unknown }
+        const { lastId, state } = decodeEntry(bytes, blobs)
         if (!Number.isSafeInteger(lastId) || lastId > this.lastId) return undefined
         entries.push({ key, lastId, state })
       }
@@ -307,7 +407,8 @@ export class EventLog {
 // Data directories from before the chain existed get one on first start, beginning at their first record.
 // Only an empty chain is filled in: a chain that stops short was cut, and verify must be able to say so.
 const addMissingChain = (root: RootDatabase, log: Database<StoredRecord, number>, chain: Database<Buffer, number>): void => {
-  if (chain.getKeysCount({ limit: 1 }) > 0) return
+  // (getKeysCount ignores `limit`: it counted every link, paging the whole chain in at each start.)
+  for (const _ of chain.getKeys({ limit: 1 })) return
   root.transactionSync(() => {
     let previous = genesis
     for (const { key, value } of log.getRange()) {

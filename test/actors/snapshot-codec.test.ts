@@ -1,5 +1,6 @@
 import t from 'tap'
-import { decodeSnapshotSet, encodeSnapshotSet } from '../../src/store/log.js'
+import { open } from 'lmdb'
+import { decodeSnapshotSet, encodeSnapshotSet, EventLog } from '../../src/store/log.js'
 import { snapshotFormat } from '../../src/actors/recovery.js'
 import { PersistentMap, withEntry, withoutEntry } from '../../src/domain/immutable.js'
 
@@ -29,4 +30,54 @@ t.test('a snapshot taken after a change shows the change, and the entries left a
   t.equal(second.has('flag-250'), false, 'the removed entry')
   t.equal(second.get('flag-200')?.rollout, 200, 'an entry of an unchanged chunk')
   t.equal(second.size, 299)
+})
+
+// The chunks of a PersistentMap are blobs of their own in the data directory (store/snapshot-blobs.ts).
+const blobNames = async (path: string): Promise<string[]> => {
+  const root = open({ path, compression: false, noSubdir: false })
+  const names = [...root.openDB<Buffer, string>({ name: 'snapshot-blobs', encoding: 'binary' }).getKeys()] as string[]
+  await root.close()
+  return names
+}
+
+t.test('a set writes only the chunks changed since the last one and keeps no blob it does not name', async (t) => {
+  const path = t.testdir()
+  let features: ReadonlyMap<string, { rollout: number }> = PersistentMap.from(Array.from({ length: 300 }, (_, i) => [`flag-${i}`, { rollout: i }]))
+  const log = EventLog.open(path)
+  await log.append([{ text: 'a' }]).committed
+  const set = log.snapshotSet(snapshotFormat)
+  set.add({ key: 'project:web', lastId: 1, state: { features } })
+  t.equal(set.fresh.size, 5, 'the first set writes every chunk (300 entries: 5 chunks)')
+  await log.writeSnapshotSet(set)
+  features = withEntry(features, 'flag-4', { rollout: 99 })
+  const next = log.snapshotSet(snapshotFormat)
+  next.add({ key: 'project:web', lastId: 1, state: { features } })
+  t.equal(next.fresh.size, 1, 'one entry changed: one chunk written')
+  await log.writeSnapshotSet(next)
+  await log.close()
+  t.equal((await blobNames(path)).length, 5, 'the replaced chunk is gone')
+
+  const reopened = EventLog.open(path)
+  const [entry] = reopened.loadSnapshots(snapshotFormat)!
+  const restored = (entry.state as { features: PersistentMap<string, { rollout: number }> }).features
+  t.same([...restored], [...features], 'the entries come back in order')
+  const again = reopened.snapshotSet(snapshotFormat)
+  again.add(entry)
+  t.equal(again.fresh.size, 0, 'a restored map keeps its chunks and their names: nothing to write')
+  await reopened.close()
+})
+
+t.test('a set whose blob is missing is not used', async (t) => {
+  const path = t.testdir()
+  const log = EventLog.open(path)
+  await log.append([{ text: 'a' }]).committed
+  await log.saveSnapshots(snapshotFormat, [{ key: 'project:web', lastId: 1, state: { features: PersistentMap.from([['a', 1]]) } }])
+  await log.close()
+  const root = open({ path, compression: false, noSubdir: false })
+  const blobs = root.openDB<Buffer, string>({ name: 'snapshot-blobs', encoding: 'binary' })
+  for (const name of [...blobs.getKeys()]) blobs.removeSync(name as string)
+  await root.close()
+  const reopened = EventLog.open(path)
+  t.equal(reopened.loadSnapshots(snapshotFormat), undefined)
+  await reopened.close()
 })

@@ -1,0 +1,52 @@
+// Preloaded into a benchmarked server (node --expose-gc --import this module): on SIGUSR2 it collects
+// garbage twice and prints one line with the process's memory and the event loop's longest block since
+// the last report. Nothing in the server knows of it.
+import { readFileSync } from 'node:fs'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+
+export interface MemoryReport {
+  rss: number
+  heapUsed: number
+  heapTotal: number
+  external: number
+  arrayBuffers: number
+  // The RSS's anonymous part (heap, native allocations) and its file-backed part (code, LMDB's mapped
+  // pages read so far, which the kernel may drop), from /proc/self/status; 0 where there is none.
+  rssAnon: number
+  rssFile: number
+  // The event loop's longest block and its 99th percentile since the last report (5 ms resolution).
+  maxBlockMs: number
+  p99BlockMs: number
+}
+
+const delay = monitorEventLoopDelay({ resolution: 5 })
+delay.enable()
+
+process.on('SIGUSR2', () => {
+  const maxBlockMs = delay.max / 1e6
+  const p99BlockMs = delay.percentile(99) / 1e6
+  delay.reset()
+  const gc = (globalThis as { gc?: () => void }).gc
+  gc?.()
+  gc?.()
+  const m = process.memoryUsage()
+  let status = ''
+  try {
+    status = readFileSync('/proc/self/status', 'utf8')
+  } catch {
+    // Not Linux.
+  }
+  const kB = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024
+  const report: MemoryReport = {
+    rss: m.rss,
+    heapUsed: m.heapUsed,
+    heapTotal: m.heapTotal,
+    external: m.external,
+    arrayBuffers: m.arrayBuffers,
+    rssAnon: kB('RssAnon'),
+    rssFile: kB('RssFile') + kB('RssShmem'),
+    maxBlockMs,
+    p99BlockMs,
+  }
+  process.stderr.write(`memory-probe ${JSON.stringify(report)}\n`)
+})

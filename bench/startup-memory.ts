@@ -1,0 +1,231 @@
+// Start-up and memory at scale (issue 26): seeds --flags realistic flags through the import API (1,000
+// per batch), then reports
+// - memory: RSS and V8 heap (after two full collections) before and after a restart, and heap bytes
+//   per flag (the heap over that of the same server before seeding, per flag);
+// - start-up: from spawning `node dist/src/main.js` to the first 200 of GET /api/client/features, after
+//   a clean stop (snapshot current) and after SIGKILL (a few hundred records behind the snapshot), with
+//   the server's own `start-up:` line (its phases);
+// - snapshot pauses: the event loop's longest block while flags are toggled under load and snapshot
+//   sets are written every SNAPSHOT_EVERY (--snapshot-every) records.
+// Run: node scripts/build.mjs && node dist/bench/startup-memory.js --flags 50000
+import { randomBytes } from 'node:crypto'
+import { rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { AdminApi, forEachLimited } from './lib/admin-api.js'
+import { startChildServer, tempDir, type ChildServer } from './lib/child-server.js'
+import { fixed, formatTable, thousands } from './lib/format-table.js'
+import { describeMachine, machineInfo, sampleProcess } from './lib/machine-info.js'
+import type { MemoryReport } from './lib/memory-probe.js'
+import { realisticFeatures, registerStrategyTypes, type FeatureFixture } from './lib/realistic-features.js'
+
+const { values: args } = parseArgs({
+  options: {
+    flags: { type: 'string' },
+    batch: { type: 'string' },
+    'kill-after': { type: 'string' },
+    'snapshot-every': { type: 'string' },
+    'load-writes': { type: 'string' },
+    // A data directory to use and keep (created when missing); flags already there are not seeded again.
+    data: { type: 'string' },
+    // Seed (into --data), stop cleanly and end there: for profiling start-ups by hand.
+    'seed-only': { type: 'boolean' },
+  },
+})
+const count = (name: string, value: string | undefined, fallback: number) => {
+  const n = value === undefined ? fallback : Number(value)
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${name} must be a whole number`)
+  return n
+}
+const FLAGS = count('flags', args.flags, 1000)
+const BATCH = count('batch', args.batch, 1000)
+// Records written after the last snapshot before the SIGKILL.
+const KILL_AFTER = count('kill-after', args['kill-after'], 300)
+const SNAPSHOT_EVERY = count('snapshot-every', args['snapshot-every'], 5000)
+// Flag toggles under load while snapshot sets are written (each toggle is one record).
+const LOAD_WRITES = count('load-writes', args['load-writes'], 2 * SNAPSHOT_EVERY + 100)
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const main = path.join(here, '..', 'src', 'main.js')
+const probe = path.join(here, 'lib', 'memory-probe.js')
+// A kept data directory keeps its tokens: the same secret each run, so no start adds a token.
+const secret = args.data === undefined ? randomBytes(16).toString('hex') : 'bench-startup-memory'
+const adminToken = `*:*.${secret}`
+const clientToken = `*:development.${secret}`
+
+const MiB = 2 ** 20
+const say = (line: string) => console.log(line)
+
+const start = async (dataDir: string) => {
+  const began = performance.now()
+  const server = await startChildServer({
+    name: 'flag server',
+    script: main,
+    nodeArgs: ['--expose-gc', '--import', probe],
+    readyTimeoutMs: 600_000,
+    env: {
+      HTTP_HOST: '127.0.0.1',
+      HTTP_PORT: '0',
+      DATA_DIR: dataDir,
+      INIT_ADMIN_API_TOKENS: adminToken,
+      INIT_CLIENT_API_TOKENS: clientToken,
+      UNLEASH_FEATURE_FLAGS_LIMIT: String(FLAGS + 1000),
+      SNAPSHOT_EVERY: String(SNAPSHOT_EVERY),
+      // 1,000 realistic flags are about 3 MB of import body.
+      MAX_BODY_BYTES: String(16 * 2 ** 20),
+    },
+  })
+  const listeningMs = performance.now() - began
+  const response = await fetch(`${server.url}/api/client/features`, { headers: { authorization: clientToken } })
+  const body = await response.arrayBuffer()
+  const firstFeaturesMs = performance.now() - began
+  // The server's CPU time (all its threads) to that answer: what the start-up cost on a busy machine.
+  const cpuMs = sampleProcess(server.pid).cpuMs
+  if (response.status !== 200) throw new Error(`GET /api/client/features: ${response.status}`)
+  return { server, listeningMs, firstFeaturesMs, cpuMs, bodyBytes: body.byteLength }
+}
+
+const phaseLine = (server: ChildServer) => /start-up: [^\n"]*/.exec(server.output())?.[0] ?? '(no start-up line)'
+const replayedOf = (server: ChildServer) => Number(/(\d+) events replayed/.exec(server.output())?.[1] ?? NaN)
+
+// Asks the probe for a report and waits for its line.
+const memory = async (server: ChildServer): Promise<MemoryReport> => {
+  const before = server.output().split('memory-probe ').length
+  process.kill(server.pid, 'SIGUSR2')
+  for (let waited = 0; waited < 30_000; waited += 20) {
+    const parts = server.output().split('memory-probe ')
+    if (parts.length > before) return JSON.parse(parts[parts.length - 1].split('\n')[0]) as MemoryReport
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error('the memory probe did not answer')
+}
+
+const killHard = async (server: ChildServer) => {
+  process.kill(server.pid, 'SIGKILL')
+  for (;;) {
+    try {
+      process.kill(server.pid, 0)
+    } catch {
+      return
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+// The bench fixtures in the features-batch export format, enabled in development.
+const importBody = (features: readonly FeatureFixture[]) => ({
+  project: 'default',
+  environment: 'development',
+  data: {
+    features: features.map(({ name, type, description, impressionData }) => ({ name, type, description, impressionData })),
+    featureStrategies: features.flatMap((feature) => feature.strategies.map((strategy) => ({ ...strategy, featureName: feature.name }))),
+    featureEnvironments: features.map((feature) => ({ name: feature.name, featureName: feature.name, environment: 'development', enabled: true })),
+  },
+})
+
+const toggle = (api: AdminApi, name: string, on: boolean) =>
+  api.request('POST', `/api/admin/projects/default/features/${encodeURIComponent(name)}/environments/development/${on ? 'on' : 'off'}`)
+
+const loadAverage = () => os.loadavg().map((n) => fixed(n, 2)).join(' ')
+
+const run = async () => {
+  say(`start-up and memory at ${thousands(FLAGS)} flags (SNAPSHOT_EVERY ${thousands(SNAPSHOT_EVERY)})`)
+  say(describeMachine(machineInfo()))
+  const root = args.data === undefined ? tempDir('startup-memory-') : undefined
+  const dataDir = root === undefined ? path.resolve(args.data!) : path.join(root, 'data')
+  const rows: string[][] = []
+  try {
+    let { server } = await start(dataDir)
+    let api = new AdminApi(server.url, adminToken)
+    const empty = await memory(server)
+    const features = realisticFeatures(FLAGS)
+    await registerStrategyTypes(api, features)
+    const batchMs: number[] = []
+    const there = await fetch(`${server.url}/api/admin/projects/default/features/${encodeURIComponent(features[features.length - 1].name)}`, { headers: { authorization: adminToken } })
+    for (let i = there.status === 200 ? features.length : 0; i < features.length; i += BATCH) {
+      const began = performance.now()
+      await api.request('POST', '/api/admin/features-batch/import', importBody(features.slice(i, i + BATCH)))
+      batchMs.push(performance.now() - began)
+    }
+    batchMs.sort((a, b) => a - b)
+    say(`seeded ${thousands(FLAGS)} flags in ${batchMs.length} imports: p50 ${fixed(batchMs[batchMs.length >> 1] ?? 0, 0)} ms, max ${fixed(batchMs[batchMs.length - 1] ?? 0, 0)} ms per batch; load ${loadAverage()}`)
+    await fetch(`${server.url}/api/client/features`, { headers: { authorization: clientToken } }).then((r) => r.arrayBuffer())
+    const seeded = await memory(server)
+
+    const stopBegan = performance.now()
+    await server.stop()
+    const stopMs = performance.now() - stopBegan
+    if (args['seed-only']) {
+      say(`seeded and stopped (${fixed(stopMs / 1000, 2)} s to stop); data in ${dataDir}`)
+      return
+    }
+
+    // Clean restart: the snapshot set is at the end of the log.
+    const clean = await start(dataDir)
+    server = clean.server
+    api = new AdminApi(server.url, adminToken)
+    const cleanPhases = phaseLine(server)
+    const restarted = await memory(server)
+    say(`clean restart: ${fixed(clean.firstFeaturesMs / 1000, 2)} s to the first client features (${fixed(clean.listeningMs / 1000, 2)} s to listening, ${fixed(clean.cpuMs / 1000, 2)} s of server CPU), ${thousands(replayedOf(server))} replayed; ${cleanPhases}; load ${loadAverage()}`)
+
+    // Snapshot sets written under load: flags toggled at 8 connections while the probe watches the event loop.
+    const names = features.map((f) => f.name)
+    await memory(server)
+    const loadBegan = performance.now()
+    await forEachLimited(
+      Array.from({ length: LOAD_WRITES }, (_, i) => i),
+      8,
+      (i) => toggle(api, names[(i >> 1) % names.length], i % 2 === 1) as Promise<never>,
+    )
+    const loadSeconds = (performance.now() - loadBegan) / 1000
+    const underLoad = await memory(server)
+    say(`${thousands(LOAD_WRITES)} toggles at 8 connections in ${fixed(loadSeconds, 1)} s with a snapshot set every ${thousands(SNAPSHOT_EVERY)}: longest event-loop block ${fixed(underLoad.maxBlockMs, 0)} ms, p99 ${fixed(underLoad.p99BlockMs, 0)} ms; load ${loadAverage()}`)
+
+    // SIGKILL with KILL_AFTER records after the last snapshot set.
+    const sinceSnapshot = LOAD_WRITES % SNAPSHOT_EVERY
+    const more = (KILL_AFTER - sinceSnapshot + SNAPSHOT_EVERY) % SNAPSHOT_EVERY
+    await forEachLimited(Array.from({ length: more }, (_, i) => i), 8, (i) => toggle(api, names[(i >> 1) % names.length], i % 2 === 1) as Promise<never>)
+    await killHard(server)
+    const killed = await start(dataDir)
+    server = killed.server
+    const killedPhases = phaseLine(server)
+    const afterKill = await memory(server)
+    say(`after SIGKILL: ${fixed(killed.firstFeaturesMs / 1000, 2)} s to the first client features (${fixed(killed.cpuMs / 1000, 2)} s of server CPU), ${thousands(replayedOf(server))} replayed; ${killedPhases}; load ${loadAverage()}`)
+    await server.stop()
+
+    const perFlag = (report: MemoryReport) => (FLAGS > 0 ? fixed((report.heapUsed - empty.heapUsed) / FLAGS, 0) : '-')
+    const row = (label: string, report: MemoryReport) => [
+      label,
+      fixed(report.rss / MiB, 0),
+      fixed(report.rssAnon / MiB, 0),
+      fixed(report.rssFile / MiB, 0),
+      fixed(report.heapTotal / MiB, 0),
+      fixed(report.heapUsed / MiB, 0),
+      perFlag(report),
+      fixed(report.arrayBuffers / MiB, 0),
+    ]
+    rows.push(row('empty server', empty), row(`${thousands(FLAGS)} flags seeded`, seeded), row('after a clean restart', restarted), row('after SIGKILL and restart', afterKill))
+    say('')
+    say(formatTable(['memory (after full GC)', 'RSS MiB', 'anon MiB', 'file MiB', 'heap total MiB', 'heap used MiB', 'heap B/flag', 'buffers MiB'], rows))
+    say('')
+    say(
+      formatTable(
+        ['start-up', 'to first client features, s', 'to listening, s', 'server CPU to first features, s', 'replayed', 'phases'],
+        [
+          ['clean stop (snapshot current)', fixed(clean.firstFeaturesMs / 1000, 2), fixed(clean.listeningMs / 1000, 2), fixed(clean.cpuMs / 1000, 2), thousands(replayedOf(clean.server)), cleanPhases],
+          ['after SIGKILL', fixed(killed.firstFeaturesMs / 1000, 2), fixed(killed.listeningMs / 1000, 2), fixed(killed.cpuMs / 1000, 2), thousands(replayedOf(killed.server)), killedPhases],
+        ],
+      ),
+    )
+    say('')
+    say(`clean stop (writes the snapshot set): ${fixed(stopMs / 1000, 2)} s; client features body ${fixed(clean.bodyBytes / MiB, 1)} MiB`)
+    say(`snapshot sets under load: longest event-loop block ${fixed(underLoad.maxBlockMs, 0)} ms (p99 ${fixed(underLoad.p99BlockMs, 0)} ms) over ${thousands(LOAD_WRITES)} toggles`)
+    say(`load average at the end: ${loadAverage()}`)
+  } finally {
+    if (root !== undefined) rmSync(root, { recursive: true, force: true })
+  }
+}
+
+await run()

@@ -1,0 +1,108 @@
+import { Packr, addExtension } from 'msgpackr'
+import { PersistentMap } from '../domain/immutable.js'
+import type { SnapshotEntry, SnapshotSet } from '../store/log.js'
+import { blobBytes, blobId, blobSink } from '../store/snapshot-blobs.js'
+
+// States hold PersistentMaps wherever a map grew large (a project's flags). A snapshot stores one as
+// the names of its chunks, each chunk a blob of its own (store/snapshot-blobs.ts) encoded once per
+// version of the chunk: a chunk no event touched is the same array in every later version of the map,
+// and it keeps the name of its blob here, so a set encodes and writes only the chunks changed since the
+// last one (at 50,000 flags, 782 chunks of 64 flags, 43 MB in all). A restored map has the chunks it
+// was stored with, named already (restoredMap): the first set after a start writes only what changed.
+const chunkCodec = new Packr({ structuredClone: true, moreTypes: true })
+const chunkNames = new WeakMap<object, string>()
+
+type Chunk = readonly (readonly [unknown, unknown] | undefined)[]
+
+const chunkName = (chunk: Chunk): string => {
+  const sink = blobSink()
+  let name = chunkNames.get(chunk)
+  if (name !== undefined && !sink.reference(name)) return name
+  // A copy: msgpackr's answer may share its working buffer.
+  const bytes = Uint8Array.from(chunkCodec.pack(chunk))
+  if (name === undefined) {
+    name = blobId(bytes)
+    chunkNames.set(chunk, name)
+    if (!sink.reference(name)) return name
+  }
+  sink.put(name, bytes)
+  return name
+}
+
+const chunkSize = 64
+
+// The map the named chunks hold. A map without empty slots (no entry was ever removed from it) is
+// rebuilt with the same chunks, which keep their names; otherwise the rebuilt chunks are encoded anew
+// by the next set.
+const restoredMap = (names: readonly string[]): PersistentMap<unknown, unknown> => {
+  const entries: (readonly [unknown, unknown])[] = []
+  let full = true
+  names.forEach((name, i) => {
+    const chunk = chunkCodec.unpack(blobBytes(name)) as Chunk
+    if (!Array.isArray(chunk)) throw new Error(`snapshot blob ${name} is not a chunk`)
+    const before = entries.length
+    for (const entry of chunk) if (entry !== undefined && entry !== null) entries.push(entry)
+    if (entries.length - before !== (i < names.length - 1 ? chunkSize : chunk.length)) full = false
+  })
+  const map = PersistentMap.from(entries)
+  const chunks = map.chunkList
+  if (full && chunks.length === names.length) chunks.forEach((chunk, i) => chunkNames.set(chunk, names[i]))
+  return map
+}
+
+// 0x50 was format 12's: the chunks' bytes inside the entry.
+addExtension({
+  Class: PersistentMap,
+  type: 0x51,
+  write: (map: PersistentMap<unknown, unknown>) => map.chunkList.map(chunkName),
+  read: (names: string[]) => restoredMap(names),
+})
+
+// The PersistentMaps of a state, found without walking into them (or into long lists).
+const persistentMapsIn = (value: unknown, found: PersistentMap<unknown, unknown>[], depth = 0): void => {
+  if (depth > 5 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return
+  if (value instanceof PersistentMap) {
+    found.push(value)
+    return
+  }
+  if (value instanceof Map) {
+    for (const item of value.values()) persistentMapsIn(item, found, depth + 1)
+    return
+  }
+  if (Array.isArray(value)) {
+    if (value.length <= 1000) for (const item of value) persistentMapsIn(item, found, depth + 1)
+    return
+  }
+  for (const item of Object.values(value)) persistentMapsIn(item, found, depth + 1)
+}
+
+// Encodes the entries into the set. With `pause`, the work is cut into slices of about `sliceMs`
+// between which it awaits `pause()` (the event loop serves requests meanwhile): every chunk the set
+// does not hold yet is encoded ahead of its entry, one at a time, then the entries one by one. The
+// states are immutable and the read models' entries copies, so what is encoded stays the set of one
+// log position however long it takes.
+export const encodeEntries = async (set: SnapshotSet, entries: readonly SnapshotEntry[], pause?: () => Promise<void>, sliceMs = 8): Promise<void> => {
+  let began = performance.now()
+  const breathe = async () => {
+    if (!pause || performance.now() - began < sliceMs) return
+    await pause()
+    began = performance.now()
+  }
+  for (const entry of entries) {
+    if (pause) {
+      const maps: PersistentMap<unknown, unknown>[] = []
+      persistentMapsIn(entry.state, maps)
+      for (const map of maps) {
+        for (const chunk of map.chunkList) {
+          set.encode(() => chunkName(chunk))
+          await breathe()
+        }
+      }
+    }
+    set.add(entry)
+    await breathe()
+  }
+}
+
+// One turn of the event loop: what waited (requests, commits) runs before the next slice.
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))

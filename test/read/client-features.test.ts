@@ -1,0 +1,124 @@
+import t from 'tap'
+import type { EventRecord } from '../../src/domain/events.js'
+import { PersistentMap, withEntry, withoutEntry } from '../../src/domain/immutable.js'
+import type { Segment } from '../../src/domain/instance-state.js'
+import type { Feature, ProjectState, Strategy } from '../../src/domain/project-state.js'
+import { ClientFeatures, clientFeature, type ClientQuery } from '../../src/read/client-features.js'
+import { ClientRevisions } from '../../src/read/client-revisions.js'
+
+const strategy = (id: string, rollout: number, segments: number[] = []): Strategy => ({
+  id,
+  name: 'flexibleRollout',
+  title: null,
+  disabled: false,
+  sortOrder: 0,
+  constraints: [{ contextName: 'country', operator: 'IN', values: ['no', 'sé'] } as Strategy['constraints'][number]],
+  parameters: { rollout: String(rollout), stickiness: 'default', groupId: id },
+  variants: [],
+  segments,
+})
+
+const feature = (name: string, rollout: number, project = 'web', segments: number[] = []): Feature => ({
+  name,
+  project,
+  type: 'release',
+  description: `ø ${name}`,
+  impressionData: false,
+  stale: false,
+  archived: false,
+  archivedAt: null,
+  createdAt: '2024-01-01T00:00:00.000Z',
+  environments: new Map([
+    ['development', { enabled: true, strategies: [strategy(`${name}-s`, rollout, segments)], variants: [] }],
+    ['production', { enabled: false, strategies: [], variants: [] }],
+  ]),
+  dependencies: [],
+  tags: [],
+  lifecycle: [],
+})
+
+// A world of projects whose flags a test changes, and the revisions a commit would move.
+class World {
+  projects = new Map<string, ProjectState>()
+  segments = new Map<number, Segment>([[1, { id: 1, name: 'beta', constraints: [{ contextName: 'plan', operator: 'IN', values: ['beta'] }] } as unknown as Segment]])
+  revisions = new ClientRevisions()
+  private id = 0
+  constructor(features: Feature[]) {
+    for (const f of features) this.put(f, false)
+  }
+  put(f: Feature, record = true) {
+    const project = this.projects.get(f.project) ?? ({ features: PersistentMap.from([]) } as unknown as ProjectState)
+    this.projects.set(f.project, { ...project, features: withEntry(project.features, f.name, f) })
+    if (record) this.revisions.record([{ id: ++this.id, type: 'feature-updated', project: f.project, featureName: f.name } as unknown as EventRecord], () => true)
+  }
+  remove(f: Feature) {
+    const project = this.projects.get(f.project)!
+    this.projects.set(f.project, { ...project, features: withoutEntry(project.features, f.name) })
+    this.revisions.record([{ id: ++this.id, type: 'feature-deleted', project: f.project, featureName: f.name } as unknown as EventRecord], () => true)
+  }
+  changeSegments() {
+    this.segments = new Map(this.segments)
+    this.revisions.record([{ id: ++this.id, type: 'segment-updated' } as unknown as EventRecord], () => true)
+  }
+  model() {
+    return new ClientFeatures({ projects: () => this.projects, segments: () => this.segments, revisions: this.revisions })
+  }
+}
+
+const query = (over: Partial<ClientQuery> = {}): ClientQuery => ({ environment: 'development', projects: '*', inlineSegmentConstraints: false, ...over })
+
+// What a build from nothing answers: the reference every incremental build must equal.
+const fresh = (world: World, q: ClientQuery) => world.model().payload(q).body.toString()
+
+const names = Array.from({ length: 300 }, (_, i) => `flag-${String(i).padStart(3, '0')}`)
+
+t.test('a rebuild after a change copies the flags that did not change and equals a build from nothing', async (t) => {
+  const world = new World(names.map((name, i) => feature(name, i % 101, i % 3 === 0 ? 'mobile' : 'web', i % 7 === 0 ? [1] : [])))
+  const model = world.model()
+  for (const q of [query(), query({ projects: ['web'] }), query({ inlineSegmentConstraints: true }), query({ namePrefix: 'flag-1' })]) {
+    const first = model.payload(q).body.toString()
+    t.equal(first, fresh(world, q), 'the first build')
+    t.same(JSON.parse(first).features.map((f: { name: string }) => f.name), [...JSON.parse(first).features.map((f: { name: string }) => f.name)].sort())
+  }
+  const steps: [string, () => void][] = [
+    ['one flag changed', () => world.put(feature('flag-150', 7))],
+    ['the first flag changed', () => world.put(feature('flag-000', 9, 'mobile', [1]))],
+    ['the last flag changed', () => world.put(feature('flag-299', 9))],
+    ['a flag added in the middle', () => world.put(feature('flag-150a', 3))],
+    ['a flag removed', () => world.remove(feature('flag-151', 0, 'web'))],
+    ['two flags next to each other changed', () => (world.put(feature('flag-010', 1)), world.put(feature('flag-011', 2)))],
+    ['the segments changed', () => world.changeSegments()],
+  ]
+  t.test('one flag changed: one flag serialised for the scope, none for a second scope of that environment', async (t) => {
+    const counted = world.model()
+    counted.payload(query())
+    counted.payload(query({ projects: ['web'] }))
+    const before = counted.counters.flagsSerialised
+    t.equal(before, 300, 'the second scope copied every flag from the first')
+    world.put(feature('flag-200', 5))
+    counted.payload(query())
+    t.equal(counted.counters.flagsSerialised - before, 1)
+    counted.payload(query({ projects: ['web'] }))
+    t.equal(counted.counters.flagsSerialised - before, 2, 'each scope holds its own body')
+  })
+  for (const [what, change] of steps) {
+    change()
+    for (const q of [query(), query({ projects: ['web'] }), query({ inlineSegmentConstraints: true }), query({ namePrefix: 'flag-1' })]) {
+      t.equal(model.payload(q).body.toString(), fresh(world, q), `${what}: ${JSON.stringify(q)}`)
+      t.same(JSON.parse(model.parts(q).features), JSON.parse(fresh(world, q)).features, `${what}: the parts of ${JSON.stringify(q)}`)
+    }
+  }
+})
+
+t.test('a single flag as the delta API serves it is the one in the body', async (t) => {
+  const world = new World(names.map((name, i) => feature(name, i)))
+  const model = world.model()
+  const q = query()
+  model.payload(q)
+  const f = world.projects.get('web')!.features.get('flag-042')!
+  t.same(JSON.parse(model.featureJson(f, q)!), clientFeature(f, f.environments.get('development'), world.segments, false))
+  const changed = feature('flag-042', 99)
+  world.put(changed)
+  t.same(JSON.parse(model.featureJson(changed, q)!).strategies[0].parameters.rollout, '99', 'a state object the body does not hold yet is serialised')
+  t.equal(model.featureJson(f, query({ projects: ['mobile'] })), undefined, 'outside the scope')
+})
