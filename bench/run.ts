@@ -247,6 +247,8 @@ interface Run {
   // The load generator's CPU, and the machine's busy CPU outside server and generator, in the measured window.
   generatorCpuMs: number
   otherCpuMs: number
+  // Wall time between the samples of the measured window (a little more than durationMs: wrk's start and exit).
+  windowMs: number
   rssBytes: number
   anonBytes: number
   bodyBytes: number
@@ -254,13 +256,15 @@ interface Run {
   errors: string[]
 }
 
-const newRun = (): Run => ({ requests: 0, durationMs: 0, latency: new LatencyHistogram(), cpuMs: 0, generatorCpuMs: 0, otherCpuMs: 0, rssBytes: 0, anonBytes: 0, bodyBytes: 0, unexpected: {}, errors: [] })
+const newRun = (): Run => ({ requests: 0, durationMs: 0, latency: new LatencyHistogram(), cpuMs: 0, generatorCpuMs: 0, otherCpuMs: 0, windowMs: 0, rssBytes: 0, anonBytes: 0, bodyBytes: 0, unexpected: {}, errors: [] })
 
 const measure = async (server: Server, c: HttpCase, run: Run) => {
   let cpuStart = 0
   let cpuEnd = 0
   let machineStart = 0
   let machineEnd = 0
+  let windowStart = 0
+  let windowEnd = 0
   const options: LoadOptions = {
     host: server.host,
     port: server.port,
@@ -275,12 +279,14 @@ const measure = async (server: Server, c: HttpCase, run: Run) => {
     warmupMs: WARMUP_MS,
     durationMs: DURATION_MS,
     onMeasureStart: () => {
+      windowStart = performance.now()
       machineStart = sampleMachineCpu().busyMs
       cpuStart = server.pid === undefined ? 0 : sampleProcess(server.pid).cpuMs
     },
     onMeasureEnd: () => {
       cpuEnd = server.pid === undefined ? 0 : sampleProcess(server.pid).cpuMs
       machineEnd = sampleMachineCpu().busyMs
+      windowEnd = performance.now()
     },
   }
   let load: Awaited<ReturnType<typeof runLoad>>
@@ -299,6 +305,7 @@ const measure = async (server: Server, c: HttpCase, run: Run) => {
   run.latency.add(load.latency)
   run.cpuMs += cpuEnd - cpuStart
   run.generatorCpuMs += generatorCpuMs
+  run.windowMs += windowEnd - windowStart
   run.otherCpuMs += Math.max(0, machineEnd - machineStart - (cpuEnd - cpuStart) - generatorCpuMs)
   run.bodyBytes += load.bodyBytesPerResponse * load.requests
   if (server.pid !== undefined) {
@@ -343,9 +350,9 @@ const summarise = (c: HttpCase, server: Server, run: Run): HttpResult => ({
   p99Ms: run.latency.percentileMs(0.99),
   p999Ms: run.latency.percentileMs(0.999),
   cpuMicrosPerRequest: server.pid === undefined ? null : (run.cpuMs * 1000) / Math.max(1, run.requests),
-  serverCpuPercent: server.pid === undefined ? null : (run.cpuMs / Math.max(1, run.durationMs)) * 100,
-  generatorCpuPercent: (run.generatorCpuMs / Math.max(1, run.durationMs)) * 100,
-  otherCpuPercent: (run.otherCpuMs / Math.max(1, run.durationMs)) * 100,
+  serverCpuPercent: server.pid === undefined ? null : (run.cpuMs / Math.max(1, run.windowMs)) * 100,
+  generatorCpuPercent: (run.generatorCpuMs / Math.max(1, run.windowMs)) * 100,
+  otherCpuPercent: (run.otherCpuMs / Math.max(1, run.windowMs)) * 100,
   rssMiB: server.pid === undefined ? null : run.rssBytes / 2 ** 20,
   anonMiB: server.pid === undefined ? null : run.anonBytes / 2 ** 20,
   bodyBytesPerResponse: run.requests > 0 ? run.bodyBytes / run.requests : 0,
