@@ -21,12 +21,18 @@ const noParams: Record<string, string> = Object.freeze({}) as Record<string, str
 
 export class Router {
   private readonly root = newNode()
-  // Routes without parameters by `${method} ${path}`: the SDK poll paths hit this before the trie.
-  private readonly exact = new Map<string, Route>()
+  // Routes without parameters by method, then path, with their match made once: the SDK poll paths hit
+  // this before the trie, and a request builds no key and allocates no match.
+  private readonly exact = new Map<Method, Map<string, Match>>()
 
   constructor(routes: Route[]) {
     for (const route of routes) this.add(route)
-    for (const route of routes) if (!route.path.includes(':')) this.exact.set(`${route.method} ${route.path}`, route)
+    for (const route of routes) {
+      if (route.path.includes(':')) continue
+      let byPath = this.exact.get(route.method)
+      if (!byPath) this.exact.set(route.method, (byPath = new Map()))
+      byPath.set(route.path, Object.freeze({ kind: 'found', route, params: noParams }))
+    }
   }
 
   private add(route: Route): void {
@@ -48,8 +54,8 @@ export class Router {
   }
 
   match(method: Method, rawPath: string): Match {
-    const exact = this.exact.get(`${method} ${rawPath}`)
-    if (exact) return { kind: 'found', route: exact, params: noParams }
+    const exact = this.exact.get(method)?.get(rawPath)
+    if (exact) return exact
     const allowed = new Set<Method>()
     const found = search(this.root, splitPath(rawPath), 0, [], method, allowed)
     if (found) {
