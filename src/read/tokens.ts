@@ -55,15 +55,21 @@ export const authenticator = (source: AuthSource): Authenticator => {
     return user && userPrincipal(user)
   }
 
-  // SDKs present the same few secrets on every poll: their hashes are remembered, in a bounded map.
+  // SDKs present the same few secrets on every poll: their hashes are remembered, in a bounded map, and
+  // the last one beside it: comparing a fresh header string with it is cheaper than hashing it for the map.
   const hashes = new Map<string, string>()
+  let lastSecret = ''
+  let lastHash = ''
   const hashOf = (secret: string): string => {
+    if (secret === lastSecret) return lastHash
     let hash = hashes.get(secret)
     if (hash === undefined) {
       if (hashes.size >= 10_000) hashes.clear()
       hash = hashTokenSecret(secret)
       hashes.set(secret, hash)
     }
+    lastSecret = secret
+    lastHash = hash
     return hash
   }
 
