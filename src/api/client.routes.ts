@@ -1,6 +1,6 @@
 import semver from 'semver'
 import { DomainError, badData, notFound } from '../domain/errors.js'
-import type { Principal, Request, Route } from '../http/types.js'
+import type { Principal, Reply, Request, Route } from '../http/types.js'
 import type { ClientPayload, ClientQuery } from '../read/client-features.js'
 import { secretFrom, wrongTokenType } from '../http/auth.js'
 import type { Delta } from '../read/client-deltas.js'
@@ -138,6 +138,9 @@ const startedAt = (started: string | number | undefined, now: string): string =>
   return date.toISOString()
 }
 
+// One reply for every 304: made once, not per poll.
+const notModified: Reply = Object.freeze({ status: 304 })
+
 // Metrics from a token for all environments land under Unleash's literal "default".
 const metricsEnvironment = (principal: Principal) => (principal.environment === '*' ? 'default' : principal.environment)
 
@@ -228,7 +231,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
       const polls = deps.served.sdkPolls
       if (matchesEtag(req.header('if-none-match'), payload.etag)) {
         polls.notModified++
-        return { status: 304 }
+        return notModified
       }
       const accepts = encodingsIn(req.header('accept-encoding') ?? '')
       const headers = headersFor(payload, deps.config.streamingInvitePollers && deps.clientStreams.hasRoom())
@@ -252,7 +255,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
       const query = clientQueryFor(req, req.principal!)
       const since = revisionFromEtag(req.header('if-none-match'))
       const delta = since === undefined ? deps.clientDeltas.hydration(query) : deps.clientDeltas.since(query, since)
-      if (since === delta.revision && !delta.hydration) return { status: 304 }
+      if (since === delta.revision && !delta.hydration) return notModified
       return { status: 200, body: deltaBody(delta), headers: { etag: `"${delta.revision}"`, 'content-type': 'application/json; charset=utf-8' } }
     },
   },

@@ -6,7 +6,7 @@ import { authenticate, authorize, secretFrom } from './auth.js'
 import { forwardedClient } from './client-address.js'
 import { anyHostOrigin, crossOriginRefusal, type OriginPolicy } from './cross-origin.js'
 import { errorReply, statusLine, unexpectedErrorReply } from './errors.js'
-import type { LatencySlot, RequestMetrics } from './request-metrics.js'
+import type { RequestMetrics, RouteSlots } from './request-metrics.js'
 import { Router } from './router.js'
 import type { Authenticator, Method, OpenStream, Principal, Reply, Request, Route } from './types.js'
 import { uwsBuild, type UwsBuild } from './uws.js'
@@ -36,7 +36,8 @@ export interface HttpServer {
   close(): Promise<void>
 }
 
-const methods = new Set<string>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
+// Compared one by one: a Set would hash the method's fresh string on every request.
+const isMethod = (verb: string) => verb === 'GET' || verb === 'POST' || verb === 'PUT' || verb === 'PATCH' || verb === 'DELETE'
 // Methods are case-sensitive (RFC 9110): the method is read as sent, and `get` or `PROPFIND` is a 405
 // like any method no route has. (uWS 20.30 closes such connections before a route sees them; see
 // README, "Limits of the HTTP layer".) getMethod() is never called: it lower-cases in place.
@@ -163,15 +164,20 @@ const collectHeader = (name: string, value: string) => {
   collectInto[name] = before === undefined ? value : `${before}${name === 'cookie' ? '; ' : ', '}${value}`
 }
 
-interface RequestState {
-  aborted: boolean
+// A class, not an object literal: V8 pretenures a literal's allocation site once most objects made there
+// outlive a scavenge (as a write's state does, waiting for its commit), and every later request's state,
+// a 304's too, would then be allocated in old space and live until a mark-compact. Instances of a class
+// are always allocated young.
+class RequestState {
+  aborted = false
   // Set by an open stream, to learn that its client left.
-  onAbort: (() => void) | undefined
+  onAbort: (() => void) | undefined = undefined
   // Whether an onAborted handler is registered: only for requests answered after their uWS callback.
-  watched: boolean
-  // performance.now() when the request arrived, and the latency slots of the route it matched.
-  started: number
-  slots: Map<number, LatencySlot> | undefined
+  watched = false
+  // The latency slots of the route it matched.
+  slots: RouteSlots | undefined = undefined
+  // performance.now() when the request arrived.
+  constructor(readonly started: number) {}
 }
 
 // One per request, with its getters and authorize() on the prototype: a request allocates no closures,
@@ -494,7 +500,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   }
 
   app.any('/*', (res, req) => {
-    const state: RequestState = { aborted: false, onAbort: undefined, watched: false, started: metrics ? performance.now() : 0, slots: undefined }
+    const state = new RequestState(metrics ? performance.now() : 0)
     const verb = req.getCaseSensitiveMethod()
     const path = req.getUrl()
     let cors: Record<string, string> | undefined
@@ -519,7 +525,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
         return
       }
       const method = (verb === 'HEAD' ? 'GET' : verb) as Method
-      if (!methods.has(method)) throw new DomainError('NotImplementedError', `The method ${printableMethod(verb)} is not supported.`)
+      if (!isMethod(method)) throw new DomainError('NotImplementedError', `The method ${printableMethod(verb)} is not supported.`)
       const match = router.match(method, path)
       if (match.kind === 'not-found') throw new DomainError('NotFoundError', `The path you were looking for (${path.slice(0, 200)}) is not available.`)
       if (match.kind === 'method-not-allowed') {
