@@ -9,6 +9,7 @@ import { clientMetricsSchema, clientRegisterSchema } from '../schemas/client.js'
 import { recordApplication, recordClientMetrics } from './client.routes.js'
 import { empty, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
+import { parseJsonBody } from '../http/json-body.js'
 import { frontendResponse } from '../schemas/responses.js'
 
 const topLevel = new Set(['appName', 'environment', 'userId', 'sessionId', 'remoteAddress', 'currentTime'])
@@ -57,9 +58,9 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
   const answers = new FrontendAnswers(evaluators)
   // The reply of each answer, made once: an answer served from the cache is served with no allocation.
   const replies = new WeakMap<FrontendAnswer, Reply>()
-  const answer = (req: Request, key: string | undefined, raw: () => Record<string, unknown>): Reply => {
-    const principal = req.principal as Principal
-    const found = answers.answer(principal, key, () => frontendContext(raw(), req.remoteAddress))
+  const answer = (req: Request, key: string | undefined, raw: () => Record<string, unknown>): Reply =>
+    replyOf(req, answers.answer(req.principal as Principal, key, () => frontendContext(raw(), req.remoteAddress)))
+  const replyOf = (req: Request, found: FrontendAnswer): Reply => {
     deps.served.evaluations++
     if (req.header('if-none-match') === found.etag) return notModified
     let reply = replies.get(found)
@@ -99,13 +100,22 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
       access: 'frontend',
       cors: true,
       body: true,
+      bodyText: true,
       keepHeaders: ['if-none-match'],
       docs: { body: frontendRequestSchema, responses: { 200: frontendResponse, 304: null } },
       handler: (req) => {
-        const sent = req.body as { context?: { sessionId?: unknown; remoteAddress?: unknown } } | undefined
+        // The body as sent determines the context as well as its parse does: it is the key (or, when the
+        // context names no address, the caller's address and it), and a body answered before is answered
+        // again without being parsed. A valid JSON text holds no NUL and never starts with "?" (the GET
+        // route's keys), so no key of one kind can be one of another.
+        const text = req.bodyText ?? ''
+        const principal = req.principal as Principal
+        const known = answers.cached(principal, text) ?? answers.cached(principal, `${req.remoteAddress}\u0000${text}`)
+        if (known !== undefined) return replyOf(req, known)
+        const body = parseJsonBody(text)
+        const sent = body as { context?: { sessionId?: unknown; remoteAddress?: unknown } } | undefined
         const given = typeof sent?.context === 'object' ? sent.context : undefined
-        // The body as sent determines the context as well as its parse does (and is not written again).
-        return answer(req, contextKey(given, req.bodyText ?? 'null', () => req.remoteAddress), () => parse(frontendRequestSchema, req.body ?? {}).context)
+        return answer(req, contextKey(given, text, () => req.remoteAddress), () => parse(frontendRequestSchema, body ?? {}).context)
       },
     },
     {

@@ -82,6 +82,10 @@ export interface Route {
   permission?: string | string[]
   // Routes that take a JSON body need Content-Type: application/json.
   body?: boolean
+  // With body: the body is not parsed for the handler, which reads req.bodyText and parses it itself
+  // (parseJsonBody, http/json-body.ts) when it needs to: a route that answers from a cache keyed by the
+  // text skips the parse on a hit.
+  bodyText?: boolean
   cors?: boolean
   // A route answered after its uWS callback (one with a body, say) has its request headers copied before
   // that callback returns: all of them, unless this names the ones its handler reads (header() of another

@@ -61,30 +61,10 @@ export class FrontendAnswers {
   // `key`: a string that determines `context()` (for the same scope), or undefined when the request's
   // context is not its own to repeat (a random session id). `context` is only built on a miss.
   answer(scope: FrontendScope, key: string | undefined, context: () => EvalContext): FrontendAnswer {
-    const revision = this.evaluators.revision()
-    if (revision !== this.revision) {
-      this.cache.clear()
-      this.byScope.clear()
-      this.newest = undefined
-      this.bytes = 0
-      this.revision = revision
-    }
-    let scopeKey = this.scopeKeys.get(scope)
-    if (scopeKey === undefined) this.scopeKeys.set(scope, (scopeKey = `${scope.environment}\u0000${scope.projects.join('\u0001')}`))
+    const scopeKey = this.scopeKeyOf(scope)
     if (key !== undefined) {
-      const hit = this.byScope.get(scopeKey)?.get(key)
-      if (hit !== undefined) {
-        if (hit.validUntil === Number.POSITIVE_INFINITY || Date.now() < hit.validUntil) {
-          // The most recently used goes last; it is often the last already (one client polling).
-          if (hit !== this.newest) {
-            this.cache.delete(hit.key)
-            this.cache.set(hit.key, hit)
-            this.newest = hit
-          }
-          return hit
-        }
-        this.forget(hit)
-      }
+      const hit = this.cached(scope, key)
+      if (hit !== undefined) return hit
     }
     const evaluator = this.evaluators.for(scope.environment)
     const all = scope.projects.includes('*')
@@ -102,6 +82,38 @@ export class FrontendAnswers {
     }
     if (key !== undefined && !observed.random) this.remember(answer)
     return answer
+  }
+
+  // The answer remembered for `key` (as answer() was given it) in the scope, if it still holds.
+  cached(scope: FrontendScope, key: string): FrontendAnswer | undefined {
+    const hit = this.byScope.get(this.scopeKeyOf(scope))?.get(key)
+    if (hit === undefined) return undefined
+    if (hit.validUntil !== Number.POSITIVE_INFINITY && Date.now() >= hit.validUntil) {
+      this.forget(hit)
+      return undefined
+    }
+    // The most recently used goes last; it is often the last already (one client polling).
+    if (hit !== this.newest) {
+      this.cache.delete(hit.key)
+      this.cache.set(hit.key, hit)
+      this.newest = hit
+    }
+    return hit
+  }
+
+  // Also empties the cache when the flags changed (the revision moved).
+  private scopeKeyOf(scope: FrontendScope): string {
+    const revision = this.evaluators.revision()
+    if (revision !== this.revision) {
+      this.cache.clear()
+      this.byScope.clear()
+      this.newest = undefined
+      this.bytes = 0
+      this.revision = revision
+    }
+    let scopeKey = this.scopeKeys.get(scope)
+    if (scopeKey === undefined) this.scopeKeys.set(scope, (scopeKey = `${scope.environment}\u0000${scope.projects.join('\u0001')}`))
+    return scopeKey
   }
 
   private forget(entry: Cached): void {
