@@ -63,19 +63,29 @@ const inlineSegments = (req: Pick<Request, 'query' | 'header' | 'hasHeader'>): b
 }
 
 // A poll with no query string asks what the last one with the same token and spec version asked: its
-// query is kept per principal (a token that changes gets a new principal), so a poll builds none.
-const queriesOfPolls = new WeakMap<Principal, Map<string, ClientQuery>>()
+// query is kept per principal (a token that changes gets a new principal), so a poll builds none. The
+// last spec is compared before the map is asked: the header is a fresh string, which a Map lookup would
+// hash, and a token's SDKs mostly run one version.
+interface PollQueries {
+  bySpec: Map<string, ClientQuery>
+  lastSpec: string
+  last: ClientQuery | undefined
+}
+const queriesOfPolls = new WeakMap<Principal, PollQueries>()
 
 export const clientQueryFor = (req: Pick<Request, 'query' | 'header' | 'hasHeader'>, principal: Principal): ClientQuery => {
   const spec = req.header('unleash-client-spec')
   if (spec === undefined || req.query.size > 0) return buildClientQuery(req, principal)
-  let bySpec = queriesOfPolls.get(principal)
-  if (bySpec === undefined) queriesOfPolls.set(principal, (bySpec = new Map()))
-  let query = bySpec.get(spec)
+  let polls = queriesOfPolls.get(principal)
+  if (polls === undefined) queriesOfPolls.set(principal, (polls = { bySpec: new Map(), lastSpec: '', last: undefined }))
+  if (polls.last !== undefined && spec === polls.lastSpec) return polls.last
+  let query = polls.bySpec.get(spec)
   if (query === undefined) {
     query = buildClientQuery(req, principal)
-    if (bySpec.size < maxRememberedValues) bySpec.set(spec, query)
+    if (polls.bySpec.size < maxRememberedValues) polls.bySpec.set(spec, query)
   }
+  polls.lastSpec = spec
+  polls.last = query
   return query
 }
 

@@ -133,6 +133,8 @@ class NoQuery extends URLSearchParams {
   }
 }
 const noQuery = new NoQuery()
+// And its size, which a subclass cannot override as an accessor: an own property shadows the prototype's.
+Object.defineProperty(noQuery, 'size', { value: 0 })
 
 const notKept = (name: string) => new Error(`the request header "${name}" was not kept for this route: name it in the route's keepHeaders`)
 
@@ -366,12 +368,18 @@ const writeReply = (
 // objects are shared by every answer (frozen: none may change another's).
 const maxCorsOrigins = 100
 const corsHeaders = new Map<string, Record<string, string>>()
+// The last Origin is compared before the map is asked (which would hash the fresh header string).
+let lastOrigin = ''
+let lastCorsHeaders: Record<string, string> | undefined
 const corsHeadersFor = (origin: string): Record<string, string> => {
+  if (origin === lastOrigin && lastCorsHeaders !== undefined) return lastCorsHeaders
   let headers = corsHeaders.get(origin)
   if (headers === undefined) {
     headers = Object.freeze({ 'access-control-allow-origin': origin, 'access-control-expose-headers': 'ETag', vary: 'Origin' })
     if (corsHeaders.size < maxCorsOrigins) corsHeaders.set(origin, headers)
   }
+  lastOrigin = origin
+  lastCorsHeaders = headers
   return headers
 }
 
