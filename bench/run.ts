@@ -15,12 +15,13 @@ import { AdminApi } from './lib/admin-api.js'
 import { startConstantServer, startFlagServer, tempDir, type ChildServer, type ConstantRoute } from './lib/child-server.js'
 import { fixed, formatTable, ratio, thousands } from './lib/format-table.js'
 import { LatencyHistogram } from './lib/latency-histogram.js'
-import { machineInfo, sampleProcess, describeMachine } from './lib/machine-info.js'
+import { machineInfo, sampleMachineCpu, sampleProcess, describeMachine } from './lib/machine-info.js'
 import { rawGet } from './lib/raw-get.js'
 import { createsRequests } from './lib/creates.js'
 import { realisticFeatures, type FeatureFixture } from './lib/realistic-features.js'
 import { describeSeeding, seedFlags, type SeedingReport, type SeedMethod } from './lib/seeding.js'
-import { runLoad, type RequestSpec } from './lib/run-load.js'
+import { runLoad, type LoadOptions, type RequestSpec } from './lib/run-load.js'
+import { findWrk, runWrk } from './lib/wrk.js'
 
 // `creates` adds flags: it runs last, so that every other case sees exactly --flags flags.
 const allCases = ['eval', 'client', 'client_gzip', 'client_304', 'frontend', 'playground', 'writes', 'creates'] as const
@@ -109,6 +110,11 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 const repoRoot = path.resolve(here, '..', '..')
 const resultsDir = path.resolve(args['results-dir'] ?? path.join(repoRoot, 'bench', 'results'))
 const WORKERS = Math.max(1, Math.min(2, os.availableParallelism() - 1))
+// wrk drives every case with one request per connection when it is installed (bench/lib/wrk.ts); the
+// writes, whose connections each send their own requests, stay on the Node generator.
+const wrk = findWrk()
+const generatorOf = (c: { requestsFor?: unknown }) => (wrk && !c.requestsFor ? `wrk ${wrk.version}` : 'node')
+const loadDescription = `${wrk ? `wrk ${wrk.version} (${WORKERS} thread${WORKERS > 1 ? 's' : ''}), the writes on the Node generator` : 'the Node generator (bench/lib/run-load.ts; wrk is not installed)'} with ${WORKERS} load thread(s)`
 
 // ---------------------------------------------------------------- progress
 
@@ -251,6 +257,11 @@ interface Run {
   durationMs: number
   latency: LatencyHistogram
   cpuMs: number
+  // The load generator's CPU, and the machine's busy CPU outside server and generator, in the measured window.
+  generatorCpuMs: number
+  otherCpuMs: number
+  // Wall time between the samples of the measured window (a little more than durationMs: wrk's start and exit).
+  windowMs: number
   rssBytes: number
   anonBytes: number
   bodyBytes: number
@@ -258,12 +269,16 @@ interface Run {
   errors: string[]
 }
 
-const newRun = (): Run => ({ requests: 0, durationMs: 0, latency: new LatencyHistogram(), cpuMs: 0, rssBytes: 0, anonBytes: 0, bodyBytes: 0, unexpected: {}, errors: [] })
+const newRun = (): Run => ({ requests: 0, durationMs: 0, latency: new LatencyHistogram(), cpuMs: 0, generatorCpuMs: 0, otherCpuMs: 0, windowMs: 0, rssBytes: 0, anonBytes: 0, bodyBytes: 0, unexpected: {}, errors: [] })
 
 const measure = async (server: Server, c: HttpCase, run: Run) => {
   let cpuStart = 0
   let cpuEnd = 0
-  const load = await runLoad({
+  let machineStart = 0
+  let machineEnd = 0
+  let windowStart = 0
+  let windowEnd = 0
+  const options: LoadOptions = {
     host: server.host,
     port: server.port,
     allowRemote: target !== undefined,
@@ -276,13 +291,35 @@ const measure = async (server: Server, c: HttpCase, run: Run) => {
     workers: WORKERS,
     warmupMs: WARMUP_MS,
     durationMs: DURATION_MS,
-    onMeasureStart: () => (cpuStart = server.pid === undefined ? 0 : sampleProcess(server.pid).cpuMs),
-    onMeasureEnd: () => (cpuEnd = server.pid === undefined ? 0 : sampleProcess(server.pid).cpuMs),
-  })
+    onMeasureStart: () => {
+      windowStart = performance.now()
+      machineStart = sampleMachineCpu().busyMs
+      cpuStart = server.pid === undefined ? 0 : sampleProcess(server.pid).cpuMs
+    },
+    onMeasureEnd: () => {
+      cpuEnd = server.pid === undefined ? 0 : sampleProcess(server.pid).cpuMs
+      machineEnd = sampleMachineCpu().busyMs
+      windowEnd = performance.now()
+    },
+  }
+  let load: Awaited<ReturnType<typeof runLoad>>
+  let generatorCpuMs: number
+  if (wrk && !c.requestsFor) {
+    const byWrk = await runWrk(wrk, { ...options, threads: WORKERS })
+    load = byWrk
+    generatorCpuMs = byWrk.generatorCpuMs
+  } else {
+    load = await runLoad(options)
+    // The Node generator's figure covers its warm-up too.
+    generatorCpuMs = (load.clientCpuPercent / 100) * load.durationMs
+  }
   run.requests += load.requests
   run.durationMs += load.durationMs
   run.latency.add(load.latency)
   run.cpuMs += cpuEnd - cpuStart
+  run.generatorCpuMs += generatorCpuMs
+  run.windowMs += windowEnd - windowStart
+  run.otherCpuMs += Math.max(0, machineEnd - machineStart - (cpuEnd - cpuStart) - generatorCpuMs)
   run.bodyBytes += load.bodyBytesPerResponse * load.requests
   if (server.pid !== undefined) {
     const sample = sampleProcess(server.pid)
@@ -297,12 +334,17 @@ export interface HttpResult {
   case: CaseName
   title: string
   server: string
+  loadGenerator: string
   requests: number
   requestsPerSecond: number
   p50Ms: number
   p99Ms: number
   p999Ms: number
   cpuMicrosPerRequest: number | null
+  // Of one core, over the measured time: the server's, the load generator's, and the rest of the machine's.
+  serverCpuPercent: number | null
+  generatorCpuPercent: number
+  otherCpuPercent: number
   rssMiB: number | null
   anonMiB: number | null
   bodyBytesPerResponse: number
@@ -314,12 +356,16 @@ const summarise = (c: HttpCase, server: Server, run: Run): HttpResult => ({
   case: c.name,
   title: c.title,
   server: server.label,
+  loadGenerator: generatorOf(c),
   requests: run.requests,
   requestsPerSecond: (run.requests * 1000) / Math.max(1, run.durationMs),
   p50Ms: run.latency.percentileMs(0.5),
   p99Ms: run.latency.percentileMs(0.99),
   p999Ms: run.latency.percentileMs(0.999),
   cpuMicrosPerRequest: server.pid === undefined ? null : (run.cpuMs * 1000) / Math.max(1, run.requests),
+  serverCpuPercent: server.pid === undefined ? null : (run.cpuMs / Math.max(1, run.windowMs)) * 100,
+  generatorCpuPercent: (run.generatorCpuMs / Math.max(1, run.windowMs)) * 100,
+  otherCpuPercent: (run.otherCpuMs / Math.max(1, run.windowMs)) * 100,
   rssMiB: server.pid === undefined ? null : run.rssBytes / 2 ** 20,
   anonMiB: server.pid === undefined ? null : run.anonBytes / 2 ** 20,
   bodyBytesPerResponse: run.requests > 0 ? run.bodyBytes / run.requests : 0,
@@ -432,11 +478,14 @@ const httpTable = (results: HttpResult[]) => {
     for (const r of forCase) {
       rows.push([
         `${r.case}: ${r.server}`,
+        r.cpuMicrosPerRequest === null ? '-' : fixed(r.cpuMicrosPerRequest, 1),
         thousands(r.requestsPerSecond),
         fixed(r.p50Ms, 2),
         fixed(r.p99Ms, 2),
         fixed(r.p999Ms, 2),
-        r.cpuMicrosPerRequest === null ? '-' : fixed(r.cpuMicrosPerRequest, 1),
+        r.serverCpuPercent === null ? '-' : fixed(r.serverCpuPercent, 0),
+        `${fixed(r.generatorCpuPercent, 0)} (${r.loadGenerator.split(' ')[0]})`,
+        fixed(r.otherCpuPercent, 0),
         r.rssMiB === null ? '-' : fixed(r.rssMiB, 1),
         r.anonMiB === null ? '-' : fixed(r.anonMiB, 1),
         thousands(r.bodyBytesPerResponse),
@@ -447,11 +496,14 @@ const httpTable = (results: HttpResult[]) => {
       const [a, b] = forCase
       rows.push([
         `${name}: ${a.server}/${b.server}`,
+        a.cpuMicrosPerRequest !== null && b.cpuMicrosPerRequest !== null ? ratio(a.cpuMicrosPerRequest, b.cpuMicrosPerRequest) : '-',
         ratio(a.requestsPerSecond, b.requestsPerSecond),
         ratio(a.p50Ms, b.p50Ms),
         ratio(a.p99Ms, b.p99Ms),
         ratio(a.p999Ms, b.p999Ms),
-        a.cpuMicrosPerRequest !== null && b.cpuMicrosPerRequest !== null ? ratio(a.cpuMicrosPerRequest, b.cpuMicrosPerRequest) : '-',
+        '',
+        '',
+        '',
         '',
         '',
         '',
@@ -459,7 +511,7 @@ const httpTable = (results: HttpResult[]) => {
       ])
     }
   }
-  return formatTable(['case: server', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'server CPU µs/req', 'RSS MiB', 'anon MiB', 'body B', 'unexpected'], rows)
+  return formatTable(['case: server', 'server CPU µs/req', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'server CPU %', 'load CPU %', 'other CPU %', 'RSS MiB', 'anon MiB', 'body B', 'unexpected'], rows)
 }
 
 const evalTable = (engines: EvalEngine[]) =>
@@ -480,6 +532,7 @@ const main = async () => {
   console.log(`${pkg.name} benchmark: ${selected.join(', ')}; ${FLAGS} flags, ${CONNECTIONS} connections, ${ROUNDS} x (${WARMUP_MS / 1000} s warm-up + ${DURATION_MS / 1000} s) per case and server`)
   console.log(describeMachine(machine))
   console.log(target ? `server under test: ${target.href}` : 'server under test: ours (dist/src/main.js), on a temporary data directory')
+  console.log(`load: ${loadDescription}`)
 
   let evalResult: Awaited<ReturnType<typeof runEval>> | undefined
   if (has('eval')) {
@@ -563,7 +616,7 @@ const main = async () => {
     finishedAt: new Date().toISOString(),
     machine: { ...machine, loadAverage: os.loadavg() },
     versions: { [pkg.name]: pkg.version, node: process.version, 'uWebSockets.js': uwsVersion, 'unleash-client': sdkVersion, ...(targetVersion ? { target: targetVersion } : {}) },
-    options: { flags: FLAGS, seed: SEED, connections: CONNECTIONS, durationSeconds: DURATION_MS / 1000, warmupSeconds: WARMUP_MS / 1000, rounds: ROUNDS, loadThreads: WORKERS, cases: selected, target: target?.href ?? null },
+    options: { flags: FLAGS, seed: SEED, connections: CONNECTIONS, durationSeconds: DURATION_MS / 1000, warmupSeconds: WARMUP_MS / 1000, rounds: ROUNDS, loadThreads: WORKERS, loadGenerator: wrk ? `wrk ${wrk.version}` : 'node', cases: selected, target: target?.href ?? null },
     dataset: { generator: 'bench/lib/realistic-features.ts', seed: 20240601, flags: FLAGS, project: 'default', environment: 'development', context },
     seeding: seeding ?? null,
     http: results,
@@ -600,11 +653,11 @@ const main = async () => {
     `- versions: ${Object.entries(report.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`,
     `- server under test: ${target ? target.href : 'ours, started from dist/src/main.js'}; baseline: bare uWebSockets.js sending the same bytes`,
     `- dataset: ${FLAGS} flags from bench/lib/realistic-features.ts (seed 20240601) in project default, environment development`,
-    `- load: ${CONNECTIONS} keep-alive connections, ${WORKERS} load thread(s), closed loop; ${ROUNDS} interleaved rounds of ${WARMUP_MS / 1000} s warm-up + ${DURATION_MS / 1000} s per case and server`,
+    `- load: ${loadDescription}; ${CONNECTIONS} keep-alive connections, closed loop; ${ROUNDS} interleaved rounds of ${WARMUP_MS / 1000} s warm-up + ${DURATION_MS / 1000} s per case and server`,
     '',
     ...(results.length > 0 ? [`![latency per path and server](${path.basename(svgFile)})`, ''] : []),
     ...sections.flatMap((s) => [s, '']),
-    'Server CPU µs/req is only known for servers on this machine. "unexpected" counts responses with another status than the case expects, and connection errors.',
+    'Server CPU µs/req (the figure to compare; req/s depends on who waits for whom) is only known for servers on this machine; CPU % are of one core. "other CPU %" is the rest of the machine while the case ran: above a few %, the run was disturbed. "unexpected" counts responses with another status than the case expects, and connection errors.',
     '',
   ].join('\n')
   writeFileSync(mdFile, md)

@@ -1,6 +1,6 @@
 import semver from 'semver'
 import { DomainError, badData, notFound } from '../domain/errors.js'
-import type { Principal, Request, Route } from '../http/types.js'
+import type { Principal, Reply, Request, Route } from '../http/types.js'
 import type { ClientPayload, ClientQuery } from '../read/client-features.js'
 import { secretFrom, wrongTokenType } from '../http/auth.js'
 import type { Delta } from '../read/client-deltas.js'
@@ -63,19 +63,29 @@ const inlineSegments = (req: Pick<Request, 'query' | 'header' | 'hasHeader'>): b
 }
 
 // A poll with no query string asks what the last one with the same token and spec version asked: its
-// query is kept per principal (a token that changes gets a new principal), so a poll builds none.
-const queriesOfPolls = new WeakMap<Principal, Map<string, ClientQuery>>()
+// query is kept per principal (a token that changes gets a new principal), so a poll builds none. The
+// last spec is compared before the map is asked: the header is a fresh string, which a Map lookup would
+// hash, and a token's SDKs mostly run one version.
+interface PollQueries {
+  bySpec: Map<string, ClientQuery>
+  lastSpec: string
+  last: ClientQuery | undefined
+}
+const queriesOfPolls = new WeakMap<Principal, PollQueries>()
 
 export const clientQueryFor = (req: Pick<Request, 'query' | 'header' | 'hasHeader'>, principal: Principal): ClientQuery => {
   const spec = req.header('unleash-client-spec')
   if (spec === undefined || req.query.size > 0) return buildClientQuery(req, principal)
-  let bySpec = queriesOfPolls.get(principal)
-  if (bySpec === undefined) queriesOfPolls.set(principal, (bySpec = new Map()))
-  let query = bySpec.get(spec)
+  let polls = queriesOfPolls.get(principal)
+  if (polls === undefined) queriesOfPolls.set(principal, (polls = { bySpec: new Map(), lastSpec: '', last: undefined }))
+  if (polls.last !== undefined && spec === polls.lastSpec) return polls.last
+  let query = polls.bySpec.get(spec)
   if (query === undefined) {
     query = buildClientQuery(req, principal)
-    if (bySpec.size < maxRememberedValues) bySpec.set(spec, query)
+    if (polls.bySpec.size < maxRememberedValues) polls.bySpec.set(spec, query)
   }
+  polls.lastSpec = spec
+  polls.last = query
   return query
 }
 
@@ -137,6 +147,9 @@ const startedAt = (started: string | number | undefined, now: string): string =>
   if (Number.isNaN(date.getTime())) throw badData('"started" must be a date-time or a number of milliseconds since 1970')
   return date.toISOString()
 }
+
+// One reply for every 304: made once, not per poll.
+const notModified: Reply = Object.freeze({ status: 304 })
 
 // Metrics from a token for all environments land under Unleash's literal "default".
 const metricsEnvironment = (principal: Principal) => (principal.environment === '*' ? 'default' : principal.environment)
@@ -228,7 +241,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
       const polls = deps.served.sdkPolls
       if (matchesEtag(req.header('if-none-match'), payload.etag)) {
         polls.notModified++
-        return { status: 304 }
+        return notModified
       }
       const accepts = encodingsIn(req.header('accept-encoding') ?? '')
       const headers = headersFor(payload, deps.config.streamingInvitePollers && deps.clientStreams.hasRoom())
@@ -252,7 +265,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
       const query = clientQueryFor(req, req.principal!)
       const since = revisionFromEtag(req.header('if-none-match'))
       const delta = since === undefined ? deps.clientDeltas.hydration(query) : deps.clientDeltas.since(query, since)
-      if (since === delta.revision && !delta.hydration) return { status: 304 }
+      if (since === delta.revision && !delta.hydration) return notModified
       return { status: 200, body: deltaBody(delta), headers: { etag: `"${delta.revision}"`, 'content-type': 'application/json; charset=utf-8' } }
     },
   },

@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto'
 import { DomainError } from '../domain/errors.js'
-import type { Principal, Request, Route } from '../http/types.js'
+import type { Principal, Reply, Request, Route } from '../http/types.js'
 import type { Evaluators } from '../read/evaluators.js'
-import { FrontendAnswers } from '../read/frontend-answers.js'
+import { FrontendAnswers, type FrontendAnswer } from '../read/frontend-answers.js'
 import { frontendRequestSchema, sdkContextSchema } from '../schemas/playground.js'
 import type { EvalContext } from '../eval/types.js'
 import { clientMetricsSchema, clientRegisterSchema } from '../schemas/client.js'
 import { recordApplication, recordClientMetrics } from './client.routes.js'
 import { empty, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
+import { parseJsonBody } from '../http/json-body.js'
 import { frontendResponse } from '../schemas/responses.js'
 
 const topLevel = new Set(['appName', 'environment', 'userId', 'sessionId', 'remoteAddress', 'currentTime'])
@@ -46,19 +47,28 @@ const notSupported = () => {
 
 // What makes a request's context its own: the request context as sent, and the caller's address when the
 // context names none. Undefined when a session id would be drawn at random: such an answer never repeats.
-const contextKey = (given: { sessionId?: unknown; remoteAddress?: unknown } | undefined, sent: string, remoteAddress: string): string | undefined => {
+const contextKey = (given: { sessionId?: unknown; remoteAddress?: unknown } | undefined, sent: string, remoteAddress: () => string): string | undefined => {
   if (given?.sessionId === undefined || given.sessionId === null) return undefined
-  return given.remoteAddress === undefined || given.remoteAddress === null ? `${remoteAddress}\u0000${sent}` : sent
+  return given.remoteAddress === undefined || given.remoteAddress === null ? `${remoteAddress()}\u0000${sent}` : sent
 }
+
+const notModified: Reply = Object.freeze({ status: 304 })
 
 export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] => {
   const answers = new FrontendAnswers(evaluators)
-  const answer = (req: Request, key: string | undefined, raw: () => Record<string, unknown>) => {
-    const principal = req.principal as Principal
-    const { body, etag } = answers.answer(principal, key, () => frontendContext(raw(), req.remoteAddress))
+  // The reply of each answer, made once: an answer served from the cache is served with no allocation.
+  const replies = new WeakMap<FrontendAnswer, Reply>()
+  const answer = (req: Request, key: string | undefined, raw: () => Record<string, unknown>): Reply =>
+    replyOf(req, answers.answer(req.principal as Principal, key, () => frontendContext(raw(), req.remoteAddress)))
+  const replyOf = (req: Request, found: FrontendAnswer): Reply => {
     deps.served.evaluations++
-    if (req.header('if-none-match') === etag) return { status: 304 }
-    return { status: 200, body, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', etag } }
+    if (req.header('if-none-match') === found.etag) return notModified
+    let reply = replies.get(found)
+    if (reply === undefined) {
+      const headers = Object.freeze({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', etag: found.etag })
+      replies.set(found, (reply = Object.freeze({ status: 200, body: found.body, headers })))
+    }
+    return reply
   }
   return [
     {
@@ -80,7 +90,7 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
       },
       handler: (req) => {
         const query = req.query
-        const key = contextKey({ sessionId: query.get('sessionId'), remoteAddress: query.get('remoteAddress') }, `?${query.toString()}`, req.remoteAddress)
+        const key = contextKey({ sessionId: query.get('sessionId'), remoteAddress: query.get('remoteAddress') }, `?${query.toString()}`, () => req.remoteAddress)
         return answer(req, key, () => parse(sdkContextSchema, fromQuery(query), 'query'))
       },
     },
@@ -90,11 +100,22 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
       access: 'frontend',
       cors: true,
       body: true,
+      bodyText: true,
+      keepHeaders: ['if-none-match'],
       docs: { body: frontendRequestSchema, responses: { 200: frontendResponse, 304: null } },
       handler: (req) => {
-        const sent = req.body as { context?: { sessionId?: unknown; remoteAddress?: unknown } } | undefined
+        // The body as sent determines the context as well as its parse does: it is the key (or, when the
+        // context names no address, the caller's address and it), and a body answered before is answered
+        // again without being parsed. A valid JSON text holds no NUL and never starts with "?" (the GET
+        // route's keys), so no key of one kind can be one of another.
+        const text = req.bodyText ?? ''
+        const principal = req.principal as Principal
+        const known = answers.cached(principal, text) ?? answers.cached(principal, `${req.remoteAddress}\u0000${text}`)
+        if (known !== undefined) return replyOf(req, known)
+        const body = parseJsonBody(text)
+        const sent = body as { context?: { sessionId?: unknown; remoteAddress?: unknown } } | undefined
         const given = typeof sent?.context === 'object' ? sent.context : undefined
-        return answer(req, contextKey(given, JSON.stringify(sent ?? null), req.remoteAddress), () => parse(frontendRequestSchema, req.body ?? {}).context)
+        return answer(req, contextKey(given, text, () => req.remoteAddress), () => parse(frontendRequestSchema, body ?? {}).context)
       },
     },
     {

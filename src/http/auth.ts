@@ -5,8 +5,14 @@ const apiTokenRequired = 'This endpoint requires an API token. Please add an aut
 export const wrongTokenType = 'invalid token: expected a different token type for this endpoint'
 export const sessionCookie = 'unleash-session'
 
+// Printable ASCII other than a space: what neither trim() nor the `bearer ` prefix can start or end with.
+const plain = (code: number) => code > 0x20 && code < 0x7f
+
 export const secretFrom = (header: string | undefined): string | undefined => {
   if (header === undefined) return undefined
+  // An SDK's token as it sends it: no whitespace around it, and no "Bearer " (which starts with b or B).
+  const first = header.charCodeAt(0)
+  if (plain(first) && first !== 0x42 && first !== 0x62 && plain(header.charCodeAt(header.length - 1))) return header
   const trimmed = header.trim()
   const secret = /^bearer\s+/i.test(trimmed) ? trimmed.replace(/^bearer\s+/i, '') : trimmed
   return secret.length > 0 ? secret : undefined

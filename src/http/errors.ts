@@ -59,7 +59,9 @@ const reasonPhrases: Record<number, string> = {
   429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
 }
 
-// Built once: a line made per response would be a fresh string for uWS to flatten every time.
-const statusLines = new Map(Object.entries(reasonPhrases).map(([status, phrase]) => [Number(status), `${status} ${phrase}`]))
+// Built once: a line made per response would be a fresh string for uWS to flatten every time. By index:
+// cheaper than a Map lookup per response.
+const statusLines: string[] = []
+for (const [status, phrase] of Object.entries(reasonPhrases)) statusLines[Number(status)] = `${status} ${phrase}`
 
-export const statusLine = (status: number): string => statusLines.get(status) ?? `${status} Unknown`
+export const statusLine = (status: number): string => statusLines[status] ?? `${status} Unknown`

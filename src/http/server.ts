@@ -6,7 +6,8 @@ import { authenticate, authorize, secretFrom } from './auth.js'
 import { forwardedClient } from './client-address.js'
 import { anyHostOrigin, crossOriginRefusal, type OriginPolicy } from './cross-origin.js'
 import { errorReply, statusLine, unexpectedErrorReply } from './errors.js'
-import type { LatencySlot, RequestMetrics } from './request-metrics.js'
+import { parseJsonBody } from './json-body.js'
+import type { RequestMetrics, RouteSlots } from './request-metrics.js'
 import { Router } from './router.js'
 import type { Authenticator, Method, OpenStream, Principal, Reply, Request, Route } from './types.js'
 import { uwsBuild, type UwsBuild } from './uws.js'
@@ -36,7 +37,8 @@ export interface HttpServer {
   close(): Promise<void>
 }
 
-const methods = new Set<string>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
+// Compared one by one: a Set would hash the method's fresh string on every request.
+const isMethod = (verb: string) => verb === 'GET' || verb === 'POST' || verb === 'PUT' || verb === 'PATCH' || verb === 'DELETE'
 // Methods are case-sensitive (RFC 9110): the method is read as sent, and `get` or `PROPFIND` is a 405
 // like any method no route has. (uWS 20.30 closes such connections before a route sees them; see
 // README, "Limits of the HTTP layer".) getMethod() is never called: it lower-cases in place.
@@ -48,6 +50,8 @@ const corsAllowHeaders = 'Authorization, Content-Type, If-None-Match, Unleash-Ap
 
 // Admin reads carry an ETag of their JSON body, so a page that polls them (the web UI) gets a bodiless
 // 304 while nothing changed. Replies that set their own ETag, or are not JSON, are left alone.
+export { parseJsonBody }
+
 export const withEtag = (reply: Reply, ifNoneMatch: string | undefined): Reply => {
   if (reply.status !== 200 || reply.body === undefined || Buffer.isBuffer(reply.body) || typeof reply.body === 'string' || reply.headers?.etag) return reply
   const payload = JSON.stringify(reply.body)
@@ -72,41 +76,29 @@ class ShuttingDown extends DomainError {
   }
 }
 
-const readBody = (res: uWS.HttpResponse, limit: number): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    let done = false
-    res.onData((chunk, isLast) => {
-      if (done) return
-      size += chunk.byteLength
-      if (size > limit) {
-        done = true
-        reject(new TooLarge(limit))
-        return
-      }
-      // uWS reuses the chunk's memory after this callback returns.
-      chunks.push(Buffer.from(chunk.slice(0)))
-      if (isLast) {
-        done = true
-        resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))
-      }
-    })
+// The body as text, handed to `done` inside uWS's last data callback (or the error, once). uWS reuses a
+// chunk's memory after its callback returns: a body in one chunk (an SDK's) is decoded from it at once,
+// with no copy of its bytes; chunks before the last are copied (from Node's buffer pool when small).
+const readBody = (res: uWS.HttpResponse, limit: number, done: (error: DomainError | undefined, text: string) => void): void => {
+  let chunks: Buffer[] | undefined
+  let size = 0
+  let finished = false
+  res.onData((chunk, isLast) => {
+    if (finished) return
+    size += chunk.byteLength
+    if (size > limit) {
+      finished = true
+      done(new TooLarge(limit), '')
+      return
+    }
+    if (!isLast) {
+      ;(chunks ??= []).push(Buffer.from(new Uint8Array(chunk)))
+      return
+    }
+    finished = true
+    const last = Buffer.from(chunk)
+    done(undefined, chunks === undefined ? last.toString('utf8') : Buffer.concat([...chunks, last]).toString('utf8'))
   })
-
-const forbiddenKeys = new Set(['__proto__', 'constructor', 'prototype'])
-
-export const parseJsonBody = (raw: Buffer): unknown => {
-  if (raw.length === 0) return undefined
-  try {
-    return JSON.parse(raw.toString('utf8'), (key, value) => {
-      if (forbiddenKeys.has(key)) throw new DomainError('BadDataError', `The key "${key}" is not allowed in a request body.`)
-      return value
-    })
-  } catch (error) {
-    if (error instanceof DomainError) throw error
-    throw badData('The request body is not valid JSON.')
-  }
 }
 
 const contentTypeError = (contentType: string | undefined) =>
@@ -129,8 +121,22 @@ class NoQuery extends URLSearchParams {
   override sort(): never {
     throw new Error('a request query is read-only')
   }
+  // What an empty query answers, without the base class's checks (SDK polls ask has('at') and get()).
+  override has(): boolean {
+    return false
+  }
+  override get(): null {
+    return null
+  }
+  override getAll(): string[] {
+    return []
+  }
 }
 const noQuery = new NoQuery()
+// And its size, which a subclass cannot override as an accessor: an own property shadows the prototype's.
+Object.defineProperty(noQuery, 'size', { value: 0 })
+
+const notKept = (name: string) => new Error(`the request header "${name}" was not kept for this route: name it in the route's keepHeaders`)
 
 let collectInto: Record<string, string> = {}
 // A header sent on several lines is one list, its lines joined in order (RFC 9110, 5.3): a proxy may add
@@ -140,28 +146,37 @@ const collectHeader = (name: string, value: string) => {
   collectInto[name] = before === undefined ? value : `${before}${name === 'cookie' ? '; ' : ', '}${value}`
 }
 
-interface RequestState {
-  aborted: boolean
+// A class, not an object literal: V8 pretenures a literal's allocation site once most objects made there
+// outlive a scavenge (as a write's state does, waiting for its commit), and every later request's state,
+// a 304's too, would then be allocated in old space and live until a mark-compact. Instances of a class
+// are always allocated young.
+class RequestState {
+  aborted = false
   // Set by an open stream, to learn that its client left.
-  onAbort: (() => void) | undefined
+  onAbort: (() => void) | undefined = undefined
   // Whether an onAborted handler is registered: only for requests answered after their uWS callback.
-  watched: boolean
-  // performance.now() when the request arrived, and the latency slots of the route it matched.
-  started: number
-  slots: Map<number, LatencySlot> | undefined
+  watched = false
+  // The latency slots of the route it matched.
+  slots: RouteSlots | undefined = undefined
+  // performance.now() when the request arrived.
+  constructor(readonly started: number) {}
 }
 
 // One per request, with its getters and authorize() on the prototype: a request allocates no closures,
-// parses its query string only when a route reads it and its address only when a route asks for it.
-// Headers are read from uWS one by one while its callback runs (an SDK poll reads three of a dozen); a
-// request answered later has them all copied first (answerLater()), since uWS's request dies with the
-// callback.
+// reads and parses its query string only when a route reads it and its address only when a route asks
+// for it. Headers are read from uWS one by one while its callback runs (an SDK poll reads three of a
+// dozen); a request answered later has them copied first (answerLater()), since uWS's request dies with
+// the callback: every one, or the few its route names (Route.keepHeaders).
 class HttpRequest implements Request {
   body: unknown = undefined
+  bodyText: string | undefined = undefined
   #query: URLSearchParams | undefined
+  #rawQuery: string | undefined
   #remoteAddress: string | undefined
   #clientAddress: string | undefined
   #headers: Record<string, string> | undefined
+  // Set when only these headers were kept.
+  #kept: readonly string[] | undefined
 
   constructor(
     readonly method: Method,
@@ -169,7 +184,6 @@ class HttpRequest implements Request {
     readonly params: Record<string, string>,
     private readonly uwsRequest: uWS.HttpRequest,
     readonly principal: Principal | undefined,
-    private readonly rawQuery: string,
     private readonly res: uWS.HttpResponse,
     private readonly state: RequestState,
     private readonly trustedProxies: number,
@@ -178,22 +192,34 @@ class HttpRequest implements Request {
   // uWS answers '' for a missing header, an empty one and one that is not UTF-8 alike; only copying
   // every header tells them apart, which hasHeader() does for the rare route that needs to.
   header(name: string): string | undefined {
+    if (this.#kept !== undefined && !this.#kept.includes(name)) throw notKept(name)
     const value = this.#headers === undefined ? this.uwsRequest.getHeader(name) : this.#headers[name]
     return value === '' ? undefined : value
   }
 
   hasHeader(name: string): boolean {
+    if (this.#kept !== undefined) throw notKept(name)
     this.keepHeaders()
     return Object.hasOwn(this.#headers!, name)
   }
 
-  // Called before the uWS callback returns, for a request answered after it (an awaited body or handler,
-  // a stream): what is read from uWS is copied now, since its request dies with the callback and the
-  // connection may close before the answer, and an abort is watched for (uWS requires a handler then;
-  // a request answered inside the callback cannot meet an aborted connection and registers none).
-  answerLater(): RequestState {
-    void this.remoteAddress
-    this.keepHeaders()
+  // Called before the uWS callback returns, for a request answered after it (a body, a promise, a stream):
+  // what is read from uWS is copied now, since its request dies with the callback and the connection may
+  // close before the answer, and an abort is watched for (uWS requires a handler then; a request answered
+  // inside the callback cannot meet an aborted connection and registers none). With `keep`, only those
+  // headers are copied, and the address is read when the route asks (before it answers; '' once aborted).
+  answerLater(keep?: readonly string[]): RequestState {
+    this.#rawQuery ??= this.uwsRequest.getQuery() ?? ''
+    // X-Forwarded-For is read joined from all its lines, which only copying every header does.
+    if (keep === undefined || this.trustedProxies > 0) {
+      void this.remoteAddress
+      this.keepHeaders()
+    } else if (this.#headers === undefined) {
+      const headers: Record<string, string> = {}
+      for (const name of keep) headers[name] = this.uwsRequest.getHeader(name)
+      this.#headers = headers
+      this.#kept = keep
+    }
     const state = this.state
     if (!state.watched) {
       state.watched = true
@@ -214,7 +240,11 @@ class HttpRequest implements Request {
   }
 
   get query(): URLSearchParams {
-    return (this.#query ??= this.rawQuery === '' ? noQuery : new URLSearchParams(this.rawQuery))
+    if (this.#query === undefined) {
+      const raw = (this.#rawQuery ??= this.uwsRequest.getQuery() ?? '')
+      this.#query = raw === '' ? noQuery : new URLSearchParams(raw)
+    }
+    return this.#query
   }
 
   // An aborted response may no longer be read; nothing is sent to its caller anyway.
@@ -316,6 +346,49 @@ const openStream = (res: uWS.HttpResponse, state: RequestState, reply: Reply, ex
   reply.stream!(stream)
 }
 
+// Headers are written from both objects in turn (the reply's win), without merging them per response.
+const writeReply = (
+  res: uWS.HttpResponse,
+  reply: Reply,
+  extraHeaders: Record<string, string> | undefined,
+  json: boolean,
+  payload: Buffer | string,
+  closeConnection: boolean,
+) => {
+  const own = reply.headers
+  res.writeStatus(statusLine(reply.status))
+  if (extraHeaders !== undefined) for (const name in extraHeaders) if (own?.[name] === undefined) res.writeHeader(name, extraHeaders[name])
+  if (own !== undefined) for (const name in own) res.writeHeader(name, own[name])
+  if (json) res.writeHeader('content-type', 'application/json; charset=utf-8')
+  if (reply.status === 304 || reply.status === 204) res.endWithoutBody(0, closeConnection)
+  else res.end(payload, closeConnection)
+}
+
+// The headers a CORS route answers with, per Origin sent: browsers on a site send the same one, and the
+// objects are shared by every answer (frozen: none may change another's).
+const maxCorsOrigins = 100
+const corsHeaders = new Map<string, Record<string, string>>()
+// The last Origin is compared before the map is asked (which would hash the fresh header string).
+let lastOrigin = ''
+let lastCorsHeaders: Record<string, string> | undefined
+const corsHeadersFor = (origin: string): Record<string, string> => {
+  if (origin === lastOrigin && lastCorsHeaders !== undefined) return lastCorsHeaders
+  let headers = corsHeaders.get(origin)
+  if (headers === undefined) {
+    headers = Object.freeze({ 'access-control-allow-origin': origin, 'access-control-expose-headers': 'ETag', vary: 'Origin' })
+    if (corsHeaders.size < maxCorsOrigins) corsHeaders.set(origin, headers)
+  }
+  lastOrigin = origin
+  lastCorsHeaders = headers
+  return headers
+}
+
+// The request being handled, for the authenticator's cookie reader (no closure per request).
+let current: uWS.HttpRequest
+const readCookie = () => current.getHeader('cookie') || undefined
+
+const hasBody = (method: Method) => method === 'POST' || method === 'PUT' || method === 'PATCH'
+
 export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   let build: UwsBuild
   try {
@@ -341,20 +414,10 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     const body = reply.body
     const serialised = body !== undefined && !Buffer.isBuffer(body) && typeof body !== 'string'
     const payload = body === undefined ? '' : serialised ? JSON.stringify(body) : (body as Buffer | string)
-    // Headers are written from both objects in turn (the reply's win), without merging them per response.
-    const own = reply.headers
-    const json = serialised && !own?.['content-type'] && !extraHeaders?.['content-type']
-    const write = () => {
-      res.writeStatus(statusLine(reply.status))
-      if (extraHeaders !== undefined) for (const name in extraHeaders) if (own?.[name] === undefined) res.writeHeader(name, extraHeaders[name])
-      if (own !== undefined) for (const name in own) res.writeHeader(name, own[name])
-      if (json) res.writeHeader('content-type', 'application/json; charset=utf-8')
-      if (reply.status === 304 || reply.status === 204) res.endWithoutBody(0, closeConnection)
-      else res.end(payload, closeConnection)
-    }
+    const json = serialised && !reply.headers?.['content-type'] && !extraHeaders?.['content-type']
     // Inside its uWS callback a response is corked already; one answered later (watched) is not.
-    if (state.watched) res.cork(write)
-    else write()
+    if (state.watched) res.cork(() => writeReply(res, reply, extraHeaders, json, payload, closeConnection))
+    else writeReply(res, reply, extraHeaders, json, payload, closeConnection)
     // uWS has sent the body or copied what the socket could not take yet.
     reply.release?.()
     if (metrics) metrics.record(state.slots ?? unmatched!, reply.status, (performance.now() - state.started) / 1000)
@@ -369,21 +432,50 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
     if (inFlight === 0) allSettled?.()
   }
 
-  const handle = async (res: uWS.HttpResponse, state: RequestState, request: Request, route: Route, cors: Record<string, string> | undefined) => {
+  // A reply that came back from its handler, at once or as a promise; `settled` once it has been sent.
+  const answer = (res: uWS.HttpResponse, state: RequestState, reply: Reply | Promise<Reply>, cors: Record<string, string> | undefined) => {
+    if (reply instanceof Promise) {
+      reply
+        .then((r) => send(res, state, r, cors))
+        .catch((e: unknown) => sendError(res, state, e, cors))
+        .finally(settled)
+      return
+    }
     try {
-      if (route.body && (request.method === 'POST' || request.method === 'PUT' || request.method === 'PATCH')) {
-        const contentType = request.header('content-type')
-        const declaredLength = Number(request.header('content-length') ?? '0')
-        if (declaredLength > options.maxBodyBytes) throw new TooLarge(options.maxBodyBytes)
-        const raw = await readBody(res, options.maxBodyBytes)
-        if (raw.length > 0 && !(contentType ?? '').toLowerCase().includes('json')) throw contentTypeError(contentType)
-        request.body = parseJsonBody(raw)
-      }
-      const reply = await route.handler(request)
       send(res, state, reply, cors)
     } catch (error) {
       sendError(res, state, error, cors)
     }
+    settled()
+  }
+
+  // A route with a body: its handler runs in uWS's last data callback, with the body parsed. The headers
+  // read here are read while the uWS request is alive.
+  const handleBody = (res: uWS.HttpResponse, req: uWS.HttpRequest, request: HttpRequest, route: Route, cors: Record<string, string> | undefined) => {
+    const contentType = req.getHeader('content-type') || undefined
+    const declaredLength = Number(req.getHeader('content-length') || '0')
+    const state = request.answerLater(route.keepHeaders)
+    inFlight++
+    if (declaredLength > options.maxBodyBytes) {
+      sendError(res, state, new TooLarge(options.maxBodyBytes), cors)
+      settled()
+      return
+    }
+    readBody(res, options.maxBodyBytes, (tooLarge, text) => {
+      let reply: Reply | Promise<Reply>
+      try {
+        if (tooLarge) throw tooLarge
+        if (text.length > 0 && !(contentType ?? '').toLowerCase().includes('json')) throw contentTypeError(contentType)
+        request.bodyText = text
+        if (!route.bodyText) request.body = parseJsonBody(text)
+        reply = route.handler(request)
+      } catch (error) {
+        sendError(res, state, error, cors)
+        settled()
+        return
+      }
+      answer(res, state, reply, cors)
+    })
   }
 
   const sendError = (res: uWS.HttpResponse, state: RequestState, error: unknown, cors: Record<string, string> | undefined) => {
@@ -396,10 +488,9 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
   }
 
   app.any('/*', (res, req) => {
-    const state: RequestState = { aborted: false, onAbort: undefined, watched: false, started: metrics ? performance.now() : 0, slots: undefined }
+    const state = new RequestState(metrics ? performance.now() : 0)
     const verb = req.getCaseSensitiveMethod()
     const path = req.getUrl()
-    const rawQuery = req.getQuery() ?? ''
     let cors: Record<string, string> | undefined
 
     try {
@@ -422,7 +513,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
         return
       }
       const method = (verb === 'HEAD' ? 'GET' : verb) as Method
-      if (!methods.has(method)) throw new DomainError('NotImplementedError', `The method ${printableMethod(verb)} is not supported.`)
+      if (!isMethod(method)) throw new DomainError('NotImplementedError', `The method ${printableMethod(verb)} is not supported.`)
       const match = router.match(method, path)
       if (match.kind === 'not-found') throw new DomainError('NotFoundError', `The path you were looking for (${path.slice(0, 200)}) is not available.`)
       if (match.kind === 'method-not-allowed') {
@@ -430,9 +521,10 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       }
       const route = match.route
       if (metrics) state.slots = metrics.slotsFor(route)
-      cors = route.cors ? { 'access-control-allow-origin': originOf(req), 'access-control-expose-headers': 'ETag', vary: 'Origin' } : undefined
+      cors = route.cors ? corsHeadersFor(originOf(req)) : undefined
       const authorization = req.getHeader('authorization') || undefined
-      const principal = authenticate(route.access, authorization, () => req.getHeader('cookie') || undefined, authenticator, route.adminToo)
+      current = req
+      const principal = authenticate(route.access, authorization, readCookie, authenticator, route.adminToo)
       // A write without a token is a session's or a sign-in's: a browser may have made it for another page.
       if (method !== 'GET' && secretFrom(authorization) === undefined) {
         const refusal = crossOriginRefusal(origins, req.getHeader('origin') || undefined, req.getHeader('sec-fetch-site') || undefined, req.getHeader('host') || undefined)
@@ -440,26 +532,24 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       }
       // Unleash checks permissions before it looks at the body.
       if (route.permission) authorize(principal, route.permission, match.params.projectId, match.params.environment)
-      const request = new HttpRequest(method, path, match.params, req, principal, rawQuery, res, state, trustedProxies)
-      if (!route.body) {
-        // Most reads answer synchronously, inside this uWS callback, with no promise in between.
-        const reply = route.handler(request)
-        // Admin reads carry an ETag (the UI polls them); SDK routes set their own.
-        const etagged = route.access === 'admin' && method === 'GET'
-        if (reply instanceof Promise) {
-          const later = request.answerLater()
-          inFlight++
-          reply
-            .then((r) => send(res, later, etagged ? withEtag(r, request.header('if-none-match')) : r, cors), (e) => sendError(res, later, e, cors))
-            .finally(settled)
-        } else if (reply.stream) {
-          send(res, request.answerLater(), reply, cors)
-        } else send(res, state, etagged ? withEtag(reply, request.header('if-none-match')) : reply, cors)
+      const request = new HttpRequest(method, path, match.params, req, principal, res, state, trustedProxies)
+      if (route.body && hasBody(method)) {
+        handleBody(res, req, request, route, cors)
         return
       }
-      const later = request.answerLater()
-      inFlight++
-      void handle(res, later, request, route, cors).finally(settled)
+      // Most reads answer synchronously, inside this uWS callback, with no promise in between.
+      const reply = route.handler(request)
+      // Admin reads carry an ETag (the UI polls them); SDK routes set their own.
+      const etagged = route.access === 'admin' && method === 'GET'
+      if (reply instanceof Promise) {
+        const later = request.answerLater()
+        inFlight++
+        reply
+          .then((r) => send(res, later, etagged ? withEtag(r, request.header('if-none-match')) : r, cors), (e) => sendError(res, later, e, cors))
+          .finally(settled)
+      } else if (reply.stream) {
+        send(res, request.answerLater(), reply, cors)
+      } else send(res, state, etagged ? withEtag(reply, request.header('if-none-match')) : reply, cors)
     } catch (error) {
       // A refused browser request still needs CORS headers, or the page sees a CORS failure, not the 401.
       sendError(res, state, error, cors)

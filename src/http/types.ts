@@ -24,6 +24,9 @@ export interface Request {
   // Whether the request carries the header at all, even empty or unreadable: slower than header().
   hasHeader(name: string): boolean
   body: unknown
+  // The body's text as it came, for a route with a body (undefined otherwise): what a cache of answers
+  // keyed by the request can use as it is.
+  bodyText?: string
   // The socket's peer address.
   remoteAddress: string
   // The client's address: remoteAddress, or behind TRUST_PROXY the one the trusted proxy saw (client-address.ts).
@@ -79,7 +82,16 @@ export interface Route {
   permission?: string | string[]
   // Routes that take a JSON body need Content-Type: application/json.
   body?: boolean
+  // With body: the body is not parsed for the handler, which reads req.bodyText and parses it itself
+  // (parseJsonBody, http/json-body.ts) when it needs to: a route that answers from a cache keyed by the
+  // text skips the parse on a hit.
+  bodyText?: boolean
   cors?: boolean
+  // A route answered after its uWS callback (one with a body, say) has its request headers copied before
+  // that callback returns: all of them, unless this names the ones its handler reads (header() of another
+  // throws). Its remote address is then read only when the handler asks for it, which must be before it
+  // answers. For the hot POST routes (the frontend API), which read one or two headers of a dozen.
+  keepHeaders?: readonly string[]
   // A client or frontend route that admin tokens may call too (the handler decides what they get).
   adminToo?: boolean
   handler: Handler

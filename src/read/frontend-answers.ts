@@ -20,7 +20,11 @@ export interface FrontendAnswer {
 }
 
 interface Cached extends FrontendAnswer {
+  // The scope's part of the key and the whole key: `${scope}\u0000${key}`.
+  scope: string
   key: string
+  // The key as the caller gave it, in the scope's map.
+  ownKey: string
   // Date.now() from which the answer may be wrong (a DATE_* constraint's date was reached).
   validUntil: number
 }
@@ -35,7 +39,13 @@ const costOf = (entry: Cached) => entry.body.length + 2 * entry.key.length + 64
 // drew a random number is never kept. Least recently used answers go
 // first once the bodies and keys held pass `maxBytes`.
 export class FrontendAnswers {
+  // Every answer by its whole key, least recently used first; and by scope, then the caller's key, for the
+  // lookups: a request's key is looked up as it came, without joining it to its scope's first.
   private readonly cache = new Map<string, Cached>()
+  private readonly byScope = new Map<string, Map<string, Cached>>()
+  // The scope objects (principals) the callers pass are kept, each with its part of the key.
+  private readonly scopeKeys = new WeakMap<FrontendScope, string>()
+  private newest: Cached | undefined
   private bytes = 0
   private revision = -1
 
@@ -51,23 +61,10 @@ export class FrontendAnswers {
   // `key`: a string that determines `context()` (for the same scope), or undefined when the request's
   // context is not its own to repeat (a random session id). `context` is only built on a miss.
   answer(scope: FrontendScope, key: string | undefined, context: () => EvalContext): FrontendAnswer {
-    const revision = this.evaluators.revision()
-    if (revision !== this.revision) {
-      this.cache.clear()
-      this.bytes = 0
-      this.revision = revision
-    }
-    const fullKey = key === undefined ? undefined : `${scope.environment}\u0000${scope.projects.join('\u0001')}\u0000${key}`
-    if (fullKey !== undefined) {
-      const hit = this.cache.get(fullKey)
-      if (hit !== undefined) {
-        this.forget(hit)
-        if (Date.now() < hit.validUntil) {
-          this.cache.set(fullKey, hit)
-          this.bytes += costOf(hit)
-          return hit
-        }
-      }
+    const scopeKey = this.scopeKeyOf(scope)
+    if (key !== undefined) {
+      const hit = this.cached(scope, key)
+      if (hit !== undefined) return hit
     }
     const evaluator = this.evaluators.for(scope.environment)
     const all = scope.projects.includes('*')
@@ -75,13 +72,56 @@ export class FrontendAnswers {
     const ctx = context()
     const observed = evaluator.observe(() => evaluator.enabledTogglesJson(ctx, inScope))
     const body = Buffer.from(`{"toggles":${observed.value}}`)
-    const answer: Cached = { key: fullKey ?? '', body, etag: `"${createHash('sha1').update(body).digest('base64url')}"`, validUntil: observed.steadyUntil }
-    if (fullKey !== undefined && !observed.random) this.remember(answer)
+    const answer: Cached = {
+      scope: scopeKey,
+      key: key === undefined ? '' : `${scopeKey}\u0000${key}`,
+      ownKey: key ?? '',
+      body,
+      etag: `"${createHash('sha1').update(body).digest('base64url')}"`,
+      validUntil: observed.steadyUntil,
+    }
+    if (key !== undefined && !observed.random) this.remember(answer)
     return answer
+  }
+
+  // The answer remembered for `key` (as answer() was given it) in the scope, if it still holds.
+  cached(scope: FrontendScope, key: string): FrontendAnswer | undefined {
+    const hit = this.byScope.get(this.scopeKeyOf(scope))?.get(key)
+    if (hit === undefined) return undefined
+    if (hit.validUntil !== Number.POSITIVE_INFINITY && Date.now() >= hit.validUntil) {
+      this.forget(hit)
+      return undefined
+    }
+    // The most recently used goes last; it is often the last already (one client polling).
+    if (hit !== this.newest) {
+      this.cache.delete(hit.key)
+      this.cache.set(hit.key, hit)
+      this.newest = hit
+    }
+    return hit
+  }
+
+  // Also empties the cache when the flags changed (the revision moved).
+  private scopeKeyOf(scope: FrontendScope): string {
+    const revision = this.evaluators.revision()
+    if (revision !== this.revision) {
+      this.cache.clear()
+      this.byScope.clear()
+      this.newest = undefined
+      this.bytes = 0
+      this.revision = revision
+    }
+    let scopeKey = this.scopeKeys.get(scope)
+    if (scopeKey === undefined) this.scopeKeys.set(scope, (scopeKey = `${scope.environment}\u0000${scope.projects.join('\u0001')}`))
+    return scopeKey
   }
 
   private forget(entry: Cached): void {
     this.cache.delete(entry.key)
+    const inScope = this.byScope.get(entry.scope)
+    inScope?.delete(entry.ownKey)
+    if (inScope?.size === 0) this.byScope.delete(entry.scope)
+    if (this.newest === entry) this.newest = undefined
     this.bytes -= costOf(entry)
   }
 
@@ -89,6 +129,10 @@ export class FrontendAnswers {
     const cost = costOf(answer)
     if (cost > this.maxBytes || Date.now() >= answer.validUntil) return
     this.cache.set(answer.key, answer)
+    let inScope = this.byScope.get(answer.scope)
+    if (inScope === undefined) this.byScope.set(answer.scope, (inScope = new Map()))
+    inScope.set(answer.ownKey, answer)
+    this.newest = answer
     this.bytes += cost
     for (const entry of this.cache.values()) {
       if (this.bytes <= this.maxBytes) break

@@ -17,10 +17,12 @@ export interface AuthSource {
 interface Entry {
   principal: Principal
   expiresAtMs: number
-  seenMs: number
+  // Noted as seen less than a second ago: a timer clears it.
+  noted: boolean
 }
 
-// A token is noted as seen at most once a second: SDK polls must not pay for a Date string each.
+// A token is noted as seen at most once a second: SDK polls must not pay for a Date string each, nor
+// read the clock (a token without an expiry never needs it otherwise).
 const seenResolutionMs = 1000
 
 const kindOf = (type: ApiToken['type']): Principal['kind'] => (type === 'backend' ? 'client' : type)
@@ -55,15 +57,21 @@ export const authenticator = (source: AuthSource): Authenticator => {
     return user && userPrincipal(user)
   }
 
-  // SDKs present the same few secrets on every poll: their hashes are remembered, in a bounded map.
+  // SDKs present the same few secrets on every poll: their hashes are remembered, in a bounded map, and
+  // the last one beside it: comparing a fresh header string with it is cheaper than hashing it for the map.
   const hashes = new Map<string, string>()
+  let lastSecret = ''
+  let lastHash = ''
   const hashOf = (secret: string): string => {
+    if (secret === lastSecret) return lastHash
     let hash = hashes.get(secret)
     if (hash === undefined) {
       if (hashes.size >= 10_000) hashes.clear()
       hash = hashTokenSecret(secret)
       hashes.set(secret, hash)
     }
+    lastSecret = secret
+    lastHash = hash
     return hash
   }
 
@@ -82,17 +90,20 @@ export const authenticator = (source: AuthSource): Authenticator => {
           can: token.type === 'admin' ? everything : nothing,
         },
         expiresAtMs: token.expiresAt ? Date.parse(token.expiresAt) : Number.POSITIVE_INFINITY,
-        seenMs: 0,
+        noted: false,
       }
       entries.set(token, entry)
     }
-    const now = Date.now()
-    if (now >= entry.expiresAtMs) return undefined
+    if (entry.expiresAtMs !== Number.POSITIVE_INFINITY && Date.now() >= entry.expiresAtMs) return undefined
     const projects = entry.principal.projects
     if (!projects.includes('*') && !projects.some((p) => source.project(p) !== undefined)) return undefined
-    if (source.tokenSeen && now - entry.seenMs >= seenResolutionMs) {
-      entry.seenMs = now
-      source.tokenSeen(token.secretHash, new Date(now).toISOString())
+    if (source.tokenSeen && !entry.noted) {
+      const noted = entry
+      noted.noted = true
+      source.tokenSeen(token.secretHash, new Date().toISOString())
+      setTimeout(() => {
+        noted.noted = false
+      }, seenResolutionMs).unref()
     }
     return entry.principal
   }

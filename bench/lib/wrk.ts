@@ -1,0 +1,194 @@
+// wrk (https://github.com/wg/wrk, Debian's `wrk` package) as the load generator: C, one epoll thread,
+// about a tenth of the CPU per request of the Node generator in run-load.ts. On a 2-core machine the
+// generator's CPU is taken from the server under test, and a Node generator saturates before bare uWS
+// does, which pulls every req/s ratio towards 1; wrk does not (issue 26).
+//
+// A run is wrk with a generated Lua script that sets the method, headers and body (a static request:
+// wrk formats it once, and calls no Lua per request) and prints, when wrk is done, its summary and every
+// distinct latency with its count, which become a LatencyHistogram like the Node generator's.
+import { spawn, spawnSync } from 'node:child_process'
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { LatencyHistogram } from './latency-histogram.js'
+import { ResponseReader } from './response-reader.js'
+import { requestBytes, type LoadOptions, type LoadResult } from './run-load.js'
+
+export interface Wrk {
+  path: string
+  version: string
+}
+
+// wrk on PATH, or undefined. BENCH_LOAD=node keeps the Node generator even where wrk is installed.
+export const findWrk = (): Wrk | undefined => {
+  if (process.env.BENCH_LOAD === 'node') return undefined
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir === '') continue
+    const candidate = path.join(dir, 'wrk')
+    try {
+      accessSync(candidate, constants.X_OK)
+    } catch {
+      continue
+    }
+    // `wrk -v` prints its version and usage, and exits 1.
+    const out = spawnSync(candidate, ['-v'], { encoding: 'utf8' })
+    const version = /wrk\s+(\S+)/.exec(`${out.stdout}${out.stderr}`)?.[1] ?? 'unknown'
+    return { path: candidate, version }
+  }
+  return undefined
+}
+
+// A Lua string literal of any bytes: printable ASCII as is, the rest as three-digit decimal escapes (a
+// shorter one would take the digit after it).
+const luaString = (value: string): string => {
+  let out = '"'
+  for (const byte of Buffer.from(value, 'utf8')) {
+    if (byte >= 0x20 && byte < 0x7f && byte !== 0x22 && byte !== 0x5c) out += String.fromCharCode(byte)
+    else out += `\\${String(byte).padStart(3, "0")}`
+  }
+  return `${out}"`
+}
+
+const marker = 'WRK-RESULT '
+
+export const wrkScript = (method: string, headers: Record<string, string>, body: string | undefined): string =>
+  [
+    `wrk.method = ${luaString(method)}`,
+    ...Object.entries(headers).map(([name, value]) => `wrk.headers[${luaString(name)}] = ${luaString(value)}`),
+    ...(body === undefined ? [] : [`wrk.body = ${luaString(body)}`]),
+    'done = function(summary, latency, requests)',
+    '  local e = summary.errors',
+    `  io.write(string.format("${marker}%d %d %d %d %d %d %d %d\\n", summary.requests, summary.bytes, summary.duration, e.connect, e.read, e.write, e.status, e.timeout))`,
+    '  local parts = {}',
+    '  for i = 1, #latency do',
+    '    local value, count = latency(i)',
+    '    parts[#parts + 1] = string.format("%d:%d", value, count)',
+    '  end',
+    `  io.write("${marker}latency ", table.concat(parts, " "), "\\n")`,
+    'end',
+    '',
+  ].join('\n')
+
+// user + system time of this process's children that have been waited for (wrk, once it exits).
+const childrenCpuMs = (): number => {
+  const stat = readFileSync('/proc/self/stat', 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  // cutime and cstime are fields 16 and 17 of stat (1-based), 13 and 14 after the command name.
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / ticksPerSecond
+}
+const ticksPerSecond = (() => {
+  const out = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })
+  return Number(out.stdout?.trim()) || 100
+})()
+
+// One request over a fresh connection: the status and size every response of the run should have.
+export const probe = (host: string, port: number, request: Buffer): Promise<{ status: number; headerBytes: number; bodyBytes: number }> =>
+  new Promise((resolve, reject) => {
+    const socket = net.connect({ host, port })
+    const reader = new ResponseReader((response) => {
+      socket.destroy()
+      resolve(response)
+    })
+    socket.on('connect', () => socket.write(request))
+    socket.on('data', (chunk: Buffer) => reader.push(chunk))
+    socket.on('error', reject)
+    socket.setTimeout(30_000, () => socket.destroy(new Error('the probe request timed out')))
+  })
+
+interface WrkRun {
+  requests: number
+  bytes: number
+  durationUs: number
+  errors: { connect: number; read: number; write: number; status: number; timeout: number }
+  latency: LatencyHistogram
+}
+
+// wrk stops at SIGINT like at the end of -d, and reports the time it really ran: durations need not be
+// whole seconds.
+const runOnce = (wrk: Wrk, url: string, scriptFile: string, connections: number, threads: number, durationMs: number): Promise<WrkRun> =>
+  new Promise((resolve, reject) => {
+    const args = ['-t', String(threads), '-c', String(connections), '-d', `${Math.ceil(durationMs / 1000) + 60}s`, '--timeout', '30s', '-s', scriptFile, url]
+    const child = spawn(wrk.path, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    const timer = setTimeout(() => child.kill('SIGINT'), durationMs)
+    child.once('error', reject)
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer)
+      const lines = output.split('\n').filter((line) => line.startsWith(marker))
+      const summary = lines.find((line) => !line.startsWith(`${marker}latency`))
+      const latencyLine = lines.find((line) => line.startsWith(`${marker}latency`))
+      if (!summary || !latencyLine) {
+        reject(new Error(`wrk exited (code ${code}, signal ${signal}) without its result:\n${output.slice(-2000)}`))
+        return
+      }
+      const [requests, bytes, durationUs, connect, read, write, status, timeout] = summary.slice(marker.length).trim().split(' ').map(Number)
+      const latency = new LatencyHistogram()
+      for (const pair of latencyLine.slice(`${marker}latency`.length).trim().split(' ')) {
+        if (pair === '') continue
+        const [value, count] = pair.split(':').map(Number)
+        for (let i = 0; i < count; i++) latency.recordMicros(value)
+      }
+      resolve({ requests, bytes, durationUs, errors: { connect, read, write, status, timeout }, latency })
+    })
+  })
+
+export interface WrkLoadResult extends LoadResult {
+  // CPU time wrk used in the measured run, in ms.
+  generatorCpuMs: number
+}
+
+// The same contract as runLoad() for a single request (every connection sends the same one): a warm-up
+// run, then the measured run between onMeasureStart and onMeasureEnd. Statuses are not read per
+// response (that would run Lua per response): a probe request gives the status and size, and every
+// response of the run must have that size and a 2xx/3xx status; the others count under "other".
+export const runWrk = async (wrk: Wrk, options: LoadOptions & { threads?: number }): Promise<WrkLoadResult> => {
+  if (options.requestsFor) throw new Error('wrk sends one request on every connection: use runLoad() for requestsFor')
+  const host = options.host ?? '127.0.0.1'
+  const connections = Math.max(1, options.connections ?? 32)
+  const threads = Math.max(1, Math.min(connections, options.threads ?? 1))
+  const method = options.method ?? 'GET'
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wrk-'))
+  try {
+    const scriptFile = path.join(dir, 'request.lua')
+    writeFileSync(scriptFile, wrkScript(method, { ...options.headers, Connection: 'keep-alive' }, options.body))
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${options.port}${options.path}`
+    const expected = await probe(host, options.port, requestBytes(method, host, options.port, options.path, options.headers, options.body))
+    if ((options.warmupMs ?? 1000) > 0) await runOnce(wrk, url, scriptFile, connections, threads, options.warmupMs ?? 1000)
+    const cpuBefore = childrenCpuMs()
+    options.onMeasureStart?.()
+    const run = await runOnce(wrk, url, scriptFile, connections, threads, options.durationMs ?? 5000)
+    options.onMeasureEnd?.()
+    const generatorCpuMs = childrenCpuMs() - cpuBefore
+    const durationMs = run.durationUs / 1000
+    const errorCount = run.errors.connect + run.errors.read + run.errors.write + run.errors.timeout
+    const bytesPerResponse = run.requests > 0 ? run.bytes / run.requests : 0
+    // Every response of a run is the same bytes (the Date header keeps its length): a different mean
+    // size means some other answer came back.
+    const expectedBytes = expected.headerBytes + expected.bodyBytes
+    const sameSize = Math.abs(bytesPerResponse - expectedBytes) < 0.5
+    const statuses: Record<string, number> = {}
+    const good = run.requests - run.errors.status
+    if (sameSize) statuses[expected.status] = good
+    else statuses[`${expected.status}, other sizes (mean ${bytesPerResponse.toFixed(1)} B, expected ${expectedBytes})`] = good
+    if (run.errors.status > 0) statuses['not 2xx/3xx'] = run.errors.status
+    const errors = errorCount > 0 ? [`wrk: ${JSON.stringify(run.errors)}`] : []
+    return {
+      requests: run.requests,
+      durationMs,
+      requestsPerSecond: run.requests / (durationMs / 1000),
+      latency: run.latency,
+      statuses,
+      headerBytesPerResponse: expected.headerBytes,
+      bodyBytesPerResponse: expected.bodyBytes,
+      errorCount,
+      errors,
+      clientCpuPercent: (generatorCpuMs / durationMs) * 100,
+      generatorCpuMs,
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
