@@ -1,21 +1,19 @@
-import type { CreateApiToken } from '../schemas/api-tokens.js'
 import type { ClientRegister } from '../schemas/client.js'
 import { decideRegisterApplication, withApplication } from './applications.js'
 import type { UpsertContextField } from '../schemas/context-fields.js'
 import type { CreateEnvironment, UpdateEnvironment } from '../schemas/environments.js'
 import type { FeatureExport } from './event-data.js'
-import type { UpsertSegment } from '../schemas/segments.js'
 import type { UpsertStrategyType } from '../schemas/strategy-types.js'
 import type { Tag } from '../schemas/shared.js'
 import { decideCreateContextField, decideDeleteContextField, decideUpdateContextField } from './context-fields.js'
-import { decideCreateSegment, decideDeleteSegment, decideUpdateSegment, type SegmentWorld } from './segments.js'
+import { decideCreateSegment, decideDeleteSegment, decideUpdateSegment, type SegmentCommand } from './segments.js'
 import {
   decideCreateStrategyType,
   decideDeleteStrategyType,
   decideDeprecateStrategyType,
   decideUpdateStrategyType,
 } from './strategy-types.js'
-import { decideCreateApiToken, decideDeleteApiToken, decideUpdateApiToken, hashTokenSecret, maskTokenSecret, type ApiTokenWorld } from './api-tokens.js'
+import { decideCreateApiToken, decideDeleteApiToken, decideUpdateApiToken, hashTokenSecret, maskTokenSecret, type CreateApiTokenCommand } from './api-tokens.js'
 import { decideCreateEnvironment, decideDeleteEnvironment, decideToggleEnvironment, decideUpdateEnvironment } from './environments.js'
 import type { Result } from './errors.js'
 import { decidePeople, evolvePeople, type PeopleCommand } from './people.js'
@@ -24,9 +22,8 @@ import { withEntry, withoutEntry } from './immutable.js'
 import type { ApiToken, InstanceState } from './instance-state.js'
 import type { TagTypeInput, UpdateTagTypeInput } from '../schemas/tags.js'
 import { decideCreateTag, decideCreateTagType, decideDeleteTag, decideDeleteTagType, decideEnsureTags, decideUpdateTagType, evolveTags, evolveTagTypes } from './tag-types.js'
-import type { TagType } from './built-in-types.js'
 import { decideUpdateFeatureTypeLifetime, evolveFeatureTypes } from './feature-types.js'
-import { decideImportPrerequisites, decideRecordExport } from './export-import.js'
+import { decideImportPrerequisites, decideRecordExport, type ImportPrerequisitesCommand } from './export-import.js'
 
 export type InstanceCommand =
   | PeopleCommand
@@ -35,12 +32,10 @@ export type InstanceCommand =
   | { type: 'environment.toggle'; name: string; enabled: boolean; meta: CommandMeta }
   | { type: 'environment.delete'; name: string; meta: CommandMeta }
   | { type: 'application.register'; input: ClientRegister; meta: CommandMeta }
-  | { type: 'apiToken.create'; input: CreateApiToken; random: string; world: ApiTokenWorld; meta: CommandMeta }
+  | CreateApiTokenCommand
   | { type: 'apiToken.update'; secretHash: string; expiresAt: string; meta: CommandMeta }
   | { type: 'apiToken.delete'; secretHash: string; meta: CommandMeta }
-  | { type: 'segment.create'; input: UpsertSegment; world: SegmentWorld; meta: CommandMeta }
-  | { type: 'segment.update'; id: number; input: UpsertSegment; world: SegmentWorld; meta: CommandMeta }
-  | { type: 'segment.delete'; id: number; world: SegmentWorld; meta: CommandMeta }
+  | SegmentCommand
   | { type: 'strategyType.create'; input: UpsertStrategyType; meta: CommandMeta }
   | { type: 'strategyType.update'; name: string; input: UpsertStrategyType; meta: CommandMeta }
   | { type: 'strategyType.delete'; name: string; inUse: boolean; meta: CommandMeta }
@@ -55,7 +50,7 @@ export type InstanceCommand =
   | { type: 'tag.delete'; tag: { type: string; value: string }; carried: boolean; meta: CommandMeta }
   | { type: 'featureType.setLifetime'; id: string; lifetimeDays: number | null; meta: CommandMeta }
   | { type: 'features.recordExport'; data: FeatureExport; environment: string; meta: CommandMeta }
-  | { type: 'import.prepare'; tagTypes: TagType[]; contextFields: UpsertContextField[]; tags: Tag[]; meta: CommandMeta }
+  | ImportPrerequisitesCommand
   | { type: 'tags.ensure'; tags: Tag[]; meta: CommandMeta }
 
 export const decideInstance = (state: InstanceState, command: InstanceCommand): Result<EventDraft[]> => {
@@ -71,17 +66,17 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand): 
     case 'application.register':
       return decideRegisterApplication(state, command.input, command.meta)
     case 'apiToken.create':
-      return decideCreateApiToken(state, command.input, command.random, command.world, command.meta)
+      return decideCreateApiToken(state, command)
     case 'apiToken.update':
       return decideUpdateApiToken(state, command.secretHash, command.expiresAt, command.meta)
     case 'apiToken.delete':
       return decideDeleteApiToken(state, command.secretHash, command.meta)
     case 'segment.create':
-      return decideCreateSegment(state, command.input, command.world, command.meta)
+      return decideCreateSegment(state, command)
     case 'segment.update':
-      return decideUpdateSegment(state, command.id, command.input, command.world, command.meta)
+      return decideUpdateSegment(state, command)
     case 'segment.delete':
-      return decideDeleteSegment(state, command.id, command.world, command.meta)
+      return decideDeleteSegment(state, command)
     case 'strategyType.create':
       return decideCreateStrategyType(state, command.input, command.meta)
     case 'strategyType.update':
@@ -111,7 +106,7 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand): 
     case 'features.recordExport':
       return decideRecordExport(command.data, command.environment, command.meta)
     case 'import.prepare':
-      return decideImportPrerequisites(state, command.tagTypes, command.contextFields, command.tags, command.meta)
+      return decideImportPrerequisites(state, command)
     case 'tags.ensure':
       return decideEnsureTags(state, command.tags, command.meta)
     default:
