@@ -54,13 +54,10 @@ export const publicToken = (token: ApiToken): PublicToken => ({
   alias: null,
 })
 
-export const decideCreateApiToken = (
-  state: InstanceState,
-  input: CreateApiToken,
-  random: string,
-  world: ApiTokenWorld,
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
+// `random`: the random part of a secret made here (the caller's own secret is kept).
+export type CreateApiTokenCommand = { type: 'apiToken.create'; input: CreateApiToken; random: string; world: ApiTokenWorld; meta: CommandMeta }
+
+export const decideCreateApiToken = (state: InstanceState, { input, random, world, meta }: CreateApiTokenCommand): Result<EventDraft[]> => {
   const tokenName = input.tokenName ?? input.username
   if (!tokenName) return fail(badData('"tokenName" is required'))
   if (state.apiTokens.size >= limits.apiTokens) {

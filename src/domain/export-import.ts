@@ -24,13 +24,9 @@ export const decideRecordExport = (data: FeatureExport, environment: string, met
 
 // What an import needs from the instance before its flags can be written: missing tag types and
 // context fields. Existing ones are left alone (Unleash only creates the new ones).
-export const decideImportPrerequisites = (
-  state: InstanceState,
-  tagTypes: TagType[],
-  contextFields: UpsertContextField[],
-  tags: readonly Tag[],
-  meta: CommandMeta,
-): Result<EventDraft[]> => {
+export type ImportPrerequisitesCommand = { type: 'import.prepare'; tagTypes: TagType[]; contextFields: UpsertContextField[]; tags: Tag[]; meta: CommandMeta }
+
+export const decideImportPrerequisites = (state: InstanceState, { tagTypes, contextFields, tags, meta }: ImportPrerequisitesCommand): Result<EventDraft[]> => {
   const events = decideImportTagTypes(state, tagTypes, meta)
   let fields = state.contextFields
   for (const field of contextFields) {

@@ -1,32 +1,30 @@
-import type { CreateApiToken } from '../schemas/api-tokens.js'
 import type { ClientRegister } from '../schemas/client.js'
 import { decideRegisterApplication, withApplication } from './applications.js'
 import type { UpsertContextField } from '../schemas/context-fields.js'
 import type { CreateEnvironment, UpdateEnvironment } from '../schemas/environments.js'
 import type { FeatureExport } from './event-data.js'
-import type { UpsertSegment } from '../schemas/segments.js'
 import type { UpsertStrategyType } from '../schemas/strategy-types.js'
 import type { Tag } from '../schemas/shared.js'
 import { decideCreateContextField, decideDeleteContextField, decideUpdateContextField } from './context-fields.js'
-import { decideCreateSegment, decideDeleteSegment, decideUpdateSegment, type SegmentWorld } from './segments.js'
+import { decideCreateSegment, decideDeleteSegment, decideUpdateSegment, type SegmentCommand, type SegmentWorld } from './segments.js'
 import {
   decideCreateStrategyType,
   decideDeleteStrategyType,
   decideDeprecateStrategyType,
   decideUpdateStrategyType,
 } from './strategy-types.js'
-import { decideCreateApiToken, decideDeleteApiToken, decideUpdateApiToken, hashTokenSecret, maskTokenSecret, type ApiTokenWorld } from './api-tokens.js'
+import { decideCreateApiToken, decideDeleteApiToken, decideUpdateApiToken, hashTokenSecret, maskTokenSecret, type ApiTokenWorld, type CreateApiTokenCommand } from './api-tokens.js'
 import { decideCreateEnvironment, decideDeleteEnvironment, decideToggleEnvironment, decideUpdateEnvironment } from './environments.js'
 import type { Result } from './errors.js'
+import type { DistributiveOmit } from './type-utils.js'
 import { decidePeople, evolvePeople, type PeopleCommand } from './people.js'
 import type { CommandMeta, EventDraft, EventOf } from './events.js'
 import { withEntry, withoutEntry } from './immutable.js'
 import type { ApiToken, InstanceState } from './instance-state.js'
 import type { TagTypeInput, UpdateTagTypeInput } from '../schemas/tags.js'
 import { decideCreateTag, decideCreateTagType, decideDeleteTag, decideDeleteTagType, decideEnsureTags, decideUpdateTagType, evolveTags, evolveTagTypes } from './tag-types.js'
-import type { TagType } from './built-in-types.js'
 import { decideUpdateFeatureTypeLifetime, evolveFeatureTypes } from './feature-types.js'
-import { decideImportPrerequisites, decideRecordExport } from './export-import.js'
+import { decideImportPrerequisites, decideRecordExport, type ImportPrerequisitesCommand } from './export-import.js'
 
 export type InstanceCommand =
   | PeopleCommand
@@ -35,12 +33,10 @@ export type InstanceCommand =
   | { type: 'environment.toggle'; name: string; enabled: boolean; meta: CommandMeta }
   | { type: 'environment.delete'; name: string; meta: CommandMeta }
   | { type: 'application.register'; input: ClientRegister; meta: CommandMeta }
-  | { type: 'apiToken.create'; input: CreateApiToken; random: string; meta: CommandMeta }
+  | DistributiveOmit<CreateApiTokenCommand, 'world'>
   | { type: 'apiToken.update'; secretHash: string; expiresAt: string; meta: CommandMeta }
   | { type: 'apiToken.delete'; secretHash: string; meta: CommandMeta }
-  | { type: 'segment.create'; input: UpsertSegment; meta: CommandMeta }
-  | { type: 'segment.update'; id: number; input: UpsertSegment; meta: CommandMeta }
-  | { type: 'segment.delete'; id: number; meta: CommandMeta }
+  | DistributiveOmit<SegmentCommand, 'world'>
   | { type: 'strategyType.create'; input: UpsertStrategyType; meta: CommandMeta }
   | { type: 'strategyType.update'; name: string; input: UpsertStrategyType; meta: CommandMeta }
   | { type: 'strategyType.delete'; name: string; inUse: boolean; meta: CommandMeta }
@@ -55,7 +51,7 @@ export type InstanceCommand =
   | { type: 'tag.delete'; tag: { type: string; value: string }; carried: boolean; meta: CommandMeta }
   | { type: 'featureType.setLifetime'; id: string; lifetimeDays: number | null; meta: CommandMeta }
   | { type: 'features.recordExport'; data: FeatureExport; environment: string; meta: CommandMeta }
-  | { type: 'import.prepare'; tagTypes: TagType[]; contextFields: UpsertContextField[]; tags: Tag[]; meta: CommandMeta }
+  | ImportPrerequisitesCommand
   | { type: 'tags.ensure'; tags: Tag[]; meta: CommandMeta }
 
 // What instance decisions read of the projects: the instance actor reads it when it decides, so that
@@ -75,17 +71,17 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand, w
     case 'application.register':
       return decideRegisterApplication(state, command.input, command.meta)
     case 'apiToken.create':
-      return decideCreateApiToken(state, command.input, command.random, world, command.meta)
+      return decideCreateApiToken(state, { ...command, world })
     case 'apiToken.update':
       return decideUpdateApiToken(state, command.secretHash, command.expiresAt, command.meta)
     case 'apiToken.delete':
       return decideDeleteApiToken(state, command.secretHash, command.meta)
     case 'segment.create':
-      return decideCreateSegment(state, command.input, world, command.meta)
+      return decideCreateSegment(state, { ...command, world })
     case 'segment.update':
-      return decideUpdateSegment(state, command.id, command.input, world, command.meta)
+      return decideUpdateSegment(state, { ...command, world })
     case 'segment.delete':
-      return decideDeleteSegment(state, command.id, world, command.meta)
+      return decideDeleteSegment(state, { ...command, world })
     case 'strategyType.create':
       return decideCreateStrategyType(state, command.input, command.meta)
     case 'strategyType.update':
@@ -115,7 +111,7 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand, w
     case 'features.recordExport':
       return decideRecordExport(command.data, command.environment, command.meta)
     case 'import.prepare':
-      return decideImportPrerequisites(state, command.tagTypes, command.contextFields, command.tags, command.meta)
+      return decideImportPrerequisites(state, command)
     case 'tags.ensure':
       return decideEnsureTags(state, command.tags, command.meta)
     default:

@@ -68,13 +68,18 @@ const findUser = (state: PeopleState, id: number, accountType: User['accountType
   return ok(user)
 }
 
-const createUser = (
-  state: PeopleState,
-  fields: { username?: string; email?: string; name?: string | null; rootRole: number | string },
-  accountType: User['accountType'],
-  passwordHash: string | null,
-  meta: CommandMeta,
-): Result<{ user: User; event: EventDraft }> => {
+// A user or service account to create: who it is, its root role (by id or name), how it logs in.
+interface NewAccount {
+  username?: string
+  email?: string
+  name?: string | null
+  rootRole: number | string
+  accountType: User['accountType']
+  passwordHash: string | null
+}
+
+const createUser = (state: PeopleState, fields: NewAccount, meta: CommandMeta): Result<{ user: User; event: EventDraft }> => {
+  const { accountType, passwordHash } = fields
   if (!fields.username && !fields.email) return fail(badData('You must specify username or email'))
   const duplicate = checkUnique(state, fields.username, fields.email)
   if (duplicate) return fail(duplicate)
@@ -95,7 +100,7 @@ const createUser = (
   return ok({ user, event: draft(meta, type, { data: publicUser(user), hidden: { passwordHash, accountType } }) })
 }
 
-const updateUser = (state: PeopleState, id: number, input: UpdateUser, accountType: User['accountType'], meta: CommandMeta): Result<EventDraft[]> => {
+const updateUser = (state: PeopleState, { id, input, meta }: { id: number; input: UpdateUser; meta: CommandMeta }, accountType: User['accountType']): Result<EventDraft[]> => {
   const found = findUser(state, id, accountType)
   if (!found.ok) return found
   const current = found.value
@@ -160,11 +165,11 @@ export const decidePeople = (state: PeopleState, command: PeopleCommand): Result
   const { meta } = command
   switch (command.type) {
     case 'user.create': {
-      const created = createUser(state, command.input, 'User', command.passwordHash, meta)
+      const created = createUser(state, { ...command.input, accountType: 'User', passwordHash: command.passwordHash }, meta)
       return created.ok ? ok([created.value.event]) : created
     }
     case 'user.update':
-      return updateUser(state, command.id, command.input, 'User', meta)
+      return updateUser(state, command, 'User')
     case 'user.delete': {
       const found = findUser(state, command.id)
       if (!found.ok) return found
@@ -176,11 +181,11 @@ export const decidePeople = (state: PeopleState, command: PeopleCommand): Result
       return ok([draft(meta, 'user-updated', { data: { ...publicUser(found.value), passwordChanged: true }, preData: publicUser(found.value), hidden: { passwordHash: command.passwordHash } })])
     }
     case 'serviceAccount.create': {
-      const created = createUser(state, command.input, 'Service Account', null, meta)
+      const created = createUser(state, { ...command.input, accountType: 'Service Account', passwordHash: null }, meta)
       return created.ok ? ok([created.value.event]) : created
     }
     case 'serviceAccount.update':
-      return updateUser(state, command.id, command.input, 'Service Account', meta)
+      return updateUser(state, command, 'Service Account')
     case 'serviceAccount.delete': {
       const found = findUser(state, command.id, 'Service Account')
       if (!found.ok) return found
@@ -277,7 +282,7 @@ export const decidePeople = (state: PeopleState, command: PeopleCommand): Result
     case 'signupToken.signup': {
       const token = state.signupTokens.get(command.secret)
       if (!token || !isSignupTokenValid(token, meta.now)) return fail(badData('The invite link is not valid'))
-      const created = createUser(state, { ...command.user, rootRole: token.roleId }, 'User', command.passwordHash, meta)
+      const created = createUser(state, { ...command.user, rootRole: token.roleId, accountType: 'User', passwordHash: command.passwordHash }, meta)
       if (!created.ok) return created
       return ok([
         created.value.event,

@@ -41,7 +41,13 @@ const segmentFrom = (input: UpsertSegment, id: number, createdAt: string, create
   createdBy,
 })
 
-export const decideCreateSegment = (state: InstanceState, input: UpsertSegment, world: SegmentWorld, meta: CommandMeta): Result<EventDraft[]> => {
+type CreateSegment = { type: 'segment.create'; input: UpsertSegment; world: SegmentWorld; meta: CommandMeta }
+type UpdateSegment = { type: 'segment.update'; id: number; input: UpsertSegment; world: SegmentWorld; meta: CommandMeta }
+type DeleteSegment = { type: 'segment.delete'; id: number; world: SegmentWorld; meta: CommandMeta }
+
+export type SegmentCommand = CreateSegment | UpdateSegment | DeleteSegment
+
+export const decideCreateSegment = (state: InstanceState, { input, world, meta }: CreateSegment): Result<EventDraft[]> => {
   if (state.segments.size >= limits.segments) {
     return fail(new DomainError('ExceedsLimitError', `Failed to create segment. You can't create more than the established limit of ${limits.segments}.`))
   }
@@ -52,7 +58,7 @@ export const decideCreateSegment = (state: InstanceState, input: UpsertSegment, 
   return ok([draft(meta, 'segment-created', { project: segment.project, data: segment })])
 }
 
-export const decideUpdateSegment = (state: InstanceState, id: number, input: UpsertSegment, world: SegmentWorld, meta: CommandMeta): Result<EventDraft[]> => {
+export const decideUpdateSegment = (state: InstanceState, { id, input, world, meta }: UpdateSegment): Result<EventDraft[]> => {
   const current = state.segments.get(id)
   if (!current) return fail(notFound(`Could not find segment with id ${id}`))
   const error = validate(state, input, world, id)
@@ -69,7 +75,7 @@ export const decideUpdateSegment = (state: InstanceState, id: number, input: Ups
   return ok([draft(meta, 'segment-updated', { project: next.project, data: next, preData: current })])
 }
 
-export const decideDeleteSegment = (state: InstanceState, id: number, world: SegmentWorld, meta: CommandMeta): Result<EventDraft[]> => {
+export const decideDeleteSegment = (state: InstanceState, { id, world, meta }: DeleteSegment): Result<EventDraft[]> => {
   const current = state.segments.get(id)
   if (!current) return fail(notFound(`Could not find segment with id ${id}`))
   if (world.usedInProjects(id).length > 0) return fail(new DomainError('ConflictError', 'The segment is in use by feature flag strategies and cannot be deleted.'))

@@ -13,12 +13,12 @@ const input = (body: v.InferInput<typeof upsertSegmentSchema>) => v.parse(upsert
 
 // Written from what Unleash 8.2 does side by side: PUT {"name", "constraints": []} keeps the description.
 t.test('a PUT keeps a description it leaves out, and clears one it sets to null', async (t) => {
-  const created = valueOf(decideCreateSegment(emptyInstance(), input({ name: 'beta', description: 'D', project: 'web', constraints: [] }), world, meta))
+  const created = valueOf(decideCreateSegment(emptyInstance(), { type: 'segment.create', input: input({ name: 'beta', description: 'D', project: 'web', constraints: [] }), world, meta }))
   const state = created.reduce(evolveInstance, emptyInstance())
   const id = recordOfType(created, 'segment-created').data.id
-  const kept = valueOf(decideUpdateSegment(state, id, input({ name: 'beta', constraints: [] }), world, meta))
+  const kept = valueOf(decideUpdateSegment(state, { type: 'segment.update', id, input: input({ name: 'beta', constraints: [] }), world, meta }))
   t.same(typesOf(kept), ['segment-updated'], 'the project left out is none: a change')
   t.match(kept[0].data, { description: 'D', project: null })
-  const cleared = valueOf(decideUpdateSegment(state, id, input({ name: 'beta', description: null, project: 'web', constraints: [] }), world, meta))
+  const cleared = valueOf(decideUpdateSegment(state, { type: 'segment.update', id, input: input({ name: 'beta', description: null, project: 'web', constraints: [] }), world, meta }))
   t.equal(recordOfType(cleared, 'segment-updated').data.description, null)
 })
