@@ -67,8 +67,14 @@ const slotIn = (root: IndexNode, key: unknown, hash: number): number | undefined
 const editable = (node: IndexNode, edit: object | undefined): IndexNode =>
   edit !== undefined && node.edit === edit ? node : { dataMap: node.dataMap, nodeMap: node.nodeMap, content: node.content.slice(), edit }
 
-// The node with `key` at `slot` (a key not in it yet).
-const withKey = (node: IndexNode, key: unknown, hash: number, slot: number, shift: number, edit: object | undefined): IndexNode => {
+interface KeyAt {
+  key: unknown
+  hash: number
+  slot: number
+}
+
+// The node with the key at its slot (a key not in it yet).
+const withKey = (node: IndexNode, { key, hash, slot }: KeyAt, shift: number, edit: object | undefined): IndexNode => {
   const next = editable(node, edit)
   if (isCollision(shift)) {
     next.content.push(key, slot)
@@ -80,8 +86,8 @@ const withKey = (node: IndexNode, key: unknown, hash: number, slot: number, shif
     const at = 2 * popcount(next.dataMap & (bit - 1))
     const otherKey = next.content[at]
     const otherSlot = next.content[at + 1] as number
-    let child = withKey(emptyNode(), otherKey, hashOf(otherKey), otherSlot, shift + branchBits, edit)
-    child = withKey(child, key, hash, slot, shift + branchBits, edit)
+    let child = withKey(emptyNode(), { key: otherKey, hash: hashOf(otherKey), slot: otherSlot }, shift + branchBits, edit)
+    child = withKey(child, { key, hash, slot }, shift + branchBits, edit)
     next.content.splice(at, 2)
     next.dataMap ^= bit
     next.nodeMap |= bit
@@ -90,7 +96,7 @@ const withKey = (node: IndexNode, key: unknown, hash: number, slot: number, shif
   }
   if (next.nodeMap & bit) {
     const at = 2 * popcount(next.dataMap) + popcount(next.nodeMap & (bit - 1))
-    next.content[at] = withKey(next.content[at] as IndexNode, key, hash, slot, shift + branchBits, edit)
+    next.content[at] = withKey(next.content[at] as IndexNode, { key, hash, slot }, shift + branchBits, edit)
     return next
   }
   next.content.splice(2 * popcount(next.dataMap & (bit - 1)), 0, key, slot)
@@ -166,14 +172,18 @@ export class PersistentMap<K, V> extends Map<K, V> implements ReadonlyMap<K, V> 
   // The chunks in order, collected from the trie on the first walk of this version.
   private chunksInOrder: readonly Chunk<K, V>[] | undefined
 
+  private readonly root: Branch
+  private readonly depth: number
+
   private constructor(
     private readonly index: IndexNode,
-    private readonly root: Branch,
-    private readonly depth: number,
+    { root, depth }: { root: Branch; depth: number },
     private readonly slotCount: number,
     private readonly count: number,
   ) {
     super()
+    this.root = root
+    this.depth = depth
   }
 
   override get size(): number {
@@ -205,13 +215,13 @@ export class PersistentMap<K, V> extends Map<K, V> implements ReadonlyMap<K, V> 
         chunks[existing >> chunkBits][existing & (chunkSize - 1)] = [key, value]
         continue
       }
-      index = withKey(index, key, hash, slot, 0, edit)
+      index = withKey(index, { key, hash, slot }, 0, edit)
       if ((slot & (chunkSize - 1)) === 0) chunks.push([])
       chunks[chunks.length - 1].push([key, value])
       slot++
     }
     const { root, depth } = trieOf(chunks)
-    return new PersistentMap(index, root, depth, slot, slot)
+    return new PersistentMap(index, { root, depth }, slot, slot)
   }
 
   override get(key: K): V | undefined {
@@ -228,11 +238,11 @@ export class PersistentMap<K, V> extends Map<K, V> implements ReadonlyMap<K, V> 
     const slot = slotIn(this.index, key, hash)
     if (slot !== undefined) {
       const { root, depth } = this.withSlot(slot, [key, value])
-      return new PersistentMap(this.index, root, depth, this.slotCount, this.count)
+      return new PersistentMap(this.index, { root, depth }, this.slotCount, this.count)
     }
-    const index = withKey(this.index, key, hash, this.slotCount, 0, undefined)
+    const index = withKey(this.index, { key, hash, slot: this.slotCount }, 0, undefined)
     const { root, depth } = this.withSlot(this.slotCount, [key, value])
-    return new PersistentMap(index, root, depth, this.slotCount + 1, this.count + 1)
+    return new PersistentMap(index, { root, depth }, this.slotCount + 1, this.count + 1)
   }
 
   without(key: K): PersistentMap<K, V> {
@@ -244,7 +254,7 @@ export class PersistentMap<K, V> extends Map<K, V> implements ReadonlyMap<K, V> 
     }
     const index = withoutKey(this.index, key, hash, 0)
     const { root, depth } = this.withSlot(slot, undefined)
-    return new PersistentMap(index, root, depth, this.slotCount, this.count - 1)
+    return new PersistentMap(index, { root, depth }, this.slotCount, this.count - 1)
   }
 
   // The entry chunks (an empty slot is undefined). A chunk no event has touched is the same array in
