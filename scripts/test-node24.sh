@@ -35,7 +35,7 @@ PLAIN_JS=(
   test/domain/search.test.ts test/domain/segments.test.ts test/domain/strategies.test.ts test/domain/strategy-types.test.ts
   test/domain/tags.test.ts test/domain/variants.test.ts
   test/eval/client-specification.test.ts test/eval/evaluator.test.ts test/eval/explain.test.ts test/eval/utf8-builder.test.ts
-  test/read/client-revisions.test.ts test/read/event-search.test.ts test/read/feature-usage.test.ts test/read/login-throttle.test.ts
+  test/read/client-revisions.test.ts test/read/event-search.test.ts test/read/feature-usage.test.ts test/sign-in/login-throttle.test.ts
 )
 mapfile -t TESTS < <(cd "$repo" && find test -name '*.test.ts' -not -path 'test/integration/replicas.test.ts' | sort \
   | grep -vxF -f <(printf '%s\n' "${PLAIN_JS[@]}"))
