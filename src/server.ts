@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { CommitPipeline, type CommitStep } from './actors/commit-pipeline.js'
 import { Dispatcher, indexKeysOf } from './actors/dispatch.js'
 import { recover, snapshotEntries, snapshotFormat, type ReplayedReadModel } from './actors/recovery.js'
-import { encodeEntries, nextTurn } from './actors/snapshot-codec.js'
+import { encodeEntries, servingPause } from './actors/snapshot-codec.js'
 import { startUpLine } from './start-up-line.js'
 import { Registry } from './actors/registry.js'
 import { apiTokenRoutes } from './api/api-tokens.routes.js'
@@ -350,10 +350,10 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     const entries = committedEntries()
     sinceSnapshot = 0
     const set = log.snapshotSet(snapshotFormat)
-    await encodeEntries(set, entries, sliced ? nextTurn : undefined)
+    await encodeEntries(set, entries, sliced ? servingPause(log, set) : undefined)
     await log.writeSnapshotSet(set)
     snapshotWrittenAt = clock()
-    logger.debug('snapshots written', { lastId: entries[0]?.lastId ?? 0, ms: Math.round(performance.now() - started), blobsWritten: set.fresh.size })
+    logger.debug('snapshots written', { lastId: entries[0]?.lastId ?? 0, ms: Math.round(performance.now() - started), blobsWritten: set.blobsStored })
   }
   const snapshotWhenDue = () => {
     if (sinceSnapshot < config.snapshotEvery || snapshotting) return

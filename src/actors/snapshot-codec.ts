@@ -1,6 +1,6 @@
 import { Packr, addExtension } from 'msgpackr'
 import { PersistentMap } from '../domain/immutable.js'
-import type { SnapshotEntry, SnapshotSet } from '../store/log.js'
+import { blobBytesPerTransaction, type EventLog, type SnapshotEntry, type SnapshotSet } from '../store/log.js'
 import { afterDecode, blobBytes, blobId, blobSink } from '../store/snapshot-blobs.js'
 
 // States hold PersistentMaps wherever a map grew large (a project's flags). A snapshot stores one as
@@ -148,3 +148,8 @@ export const encodeEntries = async (set: SnapshotSet, entries: readonly Snapshot
 
 // One turn of the event loop: what waited (requests, commits) runs before the next slice.
 export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+// The pause of a set encoded while serving: a turn of the event loop, or, once a few MB of chunks wait,
+// their write (so that a set of every chunk is not held in memory whole: 43 MB at 50,000 flags).
+export const servingPause = (log: EventLog, set: SnapshotSet) => (): Promise<void> =>
+  set.pendingBytes >= blobBytesPerTransaction ? log.writeSnapshotBlobs(set) : nextTurn()
