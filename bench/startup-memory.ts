@@ -8,6 +8,8 @@
 // - snapshot pauses: the event loop's longest block while flags are toggled under load and snapshot
 //   sets are written every SNAPSHOT_EVERY (--snapshot-every) records.
 // Run: node scripts/build.mjs && node dist/bench/startup-memory.js --flags 50000
+// (--data DIR keeps the data directory, --seed-only stops after seeding, BENCH_SERVER_MAIN=path/main.js
+// measures another build.)
 import { randomBytes } from 'node:crypto'
 import { readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -48,12 +50,14 @@ const SNAPSHOT_EVERY = count('snapshot-every', args['snapshot-every'], 5000)
 const LOAD_WRITES = count('load-writes', args['load-writes'], 2 * SNAPSHOT_EVERY + 100)
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const main = path.join(here, '..', 'src', 'main.js')
+// Another build's server (an older commit's dist/src/main.js, to compare); by default this one's.
+const main = process.env.BENCH_SERVER_MAIN ? path.resolve(process.env.BENCH_SERVER_MAIN) : path.join(here, '..', 'src', 'main.js')
 const probe = path.join(here, 'lib', 'memory-probe.js')
 // A kept data directory keeps its tokens: the same secret each run, so no start adds a token.
 const secret = args.data === undefined ? randomBytes(16).toString('hex') : 'bench-startup-memory'
 const adminToken = `*:*.${secret}`
 const clientToken = `*:development.${secret}`
+const frontendToken = `*:development.${secret}-frontend`
 
 const MiB = 2 ** 20
 
@@ -83,6 +87,7 @@ const start = async (dataDir: string) => {
       DATA_DIR: dataDir,
       INIT_ADMIN_API_TOKENS: adminToken,
       INIT_CLIENT_API_TOKENS: clientToken,
+      INIT_FRONTEND_API_TOKENS: frontendToken,
       UNLEASH_FEATURE_FLAGS_LIMIT: String(FLAGS + 1000),
       SNAPSHOT_EVERY: String(SNAPSHOT_EVERY),
       // 1,000 realistic flags are about 3 MB of import body.
@@ -207,6 +212,16 @@ const run = async () => {
     server = killed.server
     const killedPhases = phaseLine(server)
     const afterKill = await memory(server)
+    // The frontend API evaluates through the precompiled evaluator, compiled for the environment on
+    // its first use: what it adds per flag.
+    const frontend = await fetch(`${server.url}/api/frontend`, {
+      method: 'POST',
+      headers: { authorization: frontendToken, 'content-type': 'application/json' },
+      body: JSON.stringify({ context: { appName: 'web', userId: 'user-123456', properties: { country: 'no' } } }),
+    })
+    await frontend.arrayBuffer()
+    if (frontend.status !== 200) throw new Error(`POST /api/frontend: ${frontend.status}`)
+    const withEvaluator = await memory(server)
     say(`after SIGKILL: ${fixed(killed.firstFeaturesMs / 1000, 2)} s to the first client features (${fixed(killed.listeningMs / 1000, 2)} s to listening, ${fixed(killed.headersMs / 1000, 2)} s to its headers, ${fixed(killed.cpuMs / 1000, 2)} s of server CPU, ${fixed(killed.mainCpuMs / 1000, 2)} s of it on the main thread), ${thousands(replayedOf(server))} replayed; ${killedPhases}; load ${loadAverage()}`)
     await server.stop()
 
@@ -221,7 +236,7 @@ const run = async () => {
       perFlag(report),
       fixed(report.arrayBuffers / MiB, 0),
     ]
-    rows.push(row('empty server', empty), row(`${thousands(FLAGS)} flags seeded`, seeded), row('after a clean restart', restarted), row('after SIGKILL and restart', afterKill))
+    rows.push(row('empty server', empty), row(`${thousands(FLAGS)} flags seeded`, seeded), row('after a clean restart', restarted), row('after SIGKILL and restart', afterKill), row('and one frontend request (evaluator compiled)', withEvaluator))
     say('')
     say(formatTable(['memory (after full GC)', 'RSS MiB', 'anon MiB', 'file MiB', 'heap total MiB', 'heap used MiB', 'heap B/flag', 'buffers MiB'], rows))
     say('')
