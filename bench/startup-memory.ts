@@ -8,8 +8,10 @@
 // - snapshot pauses: the event loop's longest block while flags are toggled under load and snapshot
 //   sets are written every SNAPSHOT_EVERY (--snapshot-every) records.
 // Run: node scripts/build.mjs && node dist/bench/startup-memory.js --flags 50000
+// (--data DIR keeps the data directory, --seed-only stops after seeding, BENCH_SERVER_MAIN=path/main.js
+// measures another build.)
 import { randomBytes } from 'node:crypto'
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -48,14 +50,28 @@ const SNAPSHOT_EVERY = count('snapshot-every', args['snapshot-every'], 5000)
 const LOAD_WRITES = count('load-writes', args['load-writes'], 2 * SNAPSHOT_EVERY + 100)
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const main = path.join(here, '..', 'src', 'main.js')
+// Another build's server (an older commit's dist/src/main.js, to compare); by default this one's.
+const main = process.env.BENCH_SERVER_MAIN ? path.resolve(process.env.BENCH_SERVER_MAIN) : path.join(here, '..', 'src', 'main.js')
 const probe = path.join(here, 'lib', 'memory-probe.js')
 // A kept data directory keeps its tokens: the same secret each run, so no start adds a token.
 const secret = args.data === undefined ? randomBytes(16).toString('hex') : 'bench-startup-memory'
 const adminToken = `*:*.${secret}`
 const clientToken = `*:development.${secret}`
+const frontendToken = `*:development.${secret}-frontend`
 
 const MiB = 2 ** 20
+
+// The CPU time of a process's main thread alone (Linux: /proc/<pid>/task/<pid>/stat; USER_HZ 100):
+// the event loop's own work, without the GC helpers and the compression threads beside it.
+const mainThreadCpuMs = (pid: number): number => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return Number.NaN
+  }
+}
 const say = (line: string) => console.log(line)
 
 const start = async (dataDir: string) => {
@@ -71,6 +87,7 @@ const start = async (dataDir: string) => {
       DATA_DIR: dataDir,
       INIT_ADMIN_API_TOKENS: adminToken,
       INIT_CLIENT_API_TOKENS: clientToken,
+      INIT_FRONTEND_API_TOKENS: frontendToken,
       UNLEASH_FEATURE_FLAGS_LIMIT: String(FLAGS + 1000),
       SNAPSHOT_EVERY: String(SNAPSHOT_EVERY),
       // 1,000 realistic flags are about 3 MB of import body.
@@ -79,12 +96,15 @@ const start = async (dataDir: string) => {
   })
   const listeningMs = performance.now() - began
   const response = await fetch(`${server.url}/api/client/features`, { headers: { authorization: clientToken } })
+  // The answer's headers: the server has built the body (it is then sent, and read here).
+  const headersMs = performance.now() - began
   const body = await response.arrayBuffer()
   const firstFeaturesMs = performance.now() - began
   // The server's CPU time (all its threads) to that answer: what the start-up cost on a busy machine.
   const cpuMs = sampleProcess(server.pid).cpuMs
+  const mainCpuMs = mainThreadCpuMs(server.pid)
   if (response.status !== 200) throw new Error(`GET /api/client/features: ${response.status}`)
-  return { server, listeningMs, firstFeaturesMs, cpuMs, bodyBytes: body.byteLength }
+  return { server, listeningMs, headersMs, firstFeaturesMs, cpuMs, mainCpuMs, bodyBytes: body.byteLength }
 }
 
 const phaseLine = (server: ChildServer) => /start-up: [^\n"]*/.exec(server.output())?.[0] ?? '(no start-up line)'
@@ -168,10 +188,12 @@ const run = async () => {
     api = new AdminApi(server.url, adminToken)
     const cleanPhases = phaseLine(server)
     const restarted = await memory(server)
-    say(`clean restart: ${fixed(clean.firstFeaturesMs / 1000, 2)} s to the first client features (${fixed(clean.listeningMs / 1000, 2)} s to listening, ${fixed(clean.cpuMs / 1000, 2)} s of server CPU), ${thousands(replayedOf(server))} replayed; ${cleanPhases}; load ${loadAverage()}`)
+    say(`clean restart: ${fixed(clean.firstFeaturesMs / 1000, 2)} s to the first client features (${fixed(clean.listeningMs / 1000, 2)} s to listening, ${fixed(clean.headersMs / 1000, 2)} s to its headers, ${fixed(clean.cpuMs / 1000, 2)} s of server CPU, ${fixed(clean.mainCpuMs / 1000, 2)} s of it on the main thread), ${thousands(replayedOf(server))} replayed; ${cleanPhases}; load ${loadAverage()}`)
 
-    // Snapshot sets written under load: flags toggled at 8 connections while the probe watches the event loop.
+    // Snapshot sets written under load: flags toggled at 8 connections while the probe watches the event loop
+    // (after the flag search's index is warmed, 2 s after serving began: a one-time block of its own).
     const names = features.map((f) => f.name)
+    await new Promise((resolve) => setTimeout(resolve, 3000))
     await memory(server)
     const loadBegan = performance.now()
     await forEachLimited(
@@ -192,7 +214,17 @@ const run = async () => {
     server = killed.server
     const killedPhases = phaseLine(server)
     const afterKill = await memory(server)
-    say(`after SIGKILL: ${fixed(killed.firstFeaturesMs / 1000, 2)} s to the first client features (${fixed(killed.cpuMs / 1000, 2)} s of server CPU), ${thousands(replayedOf(server))} replayed; ${killedPhases}; load ${loadAverage()}`)
+    // The frontend API evaluates through the precompiled evaluator, compiled for the environment on
+    // its first use: what it adds per flag.
+    const frontend = await fetch(`${server.url}/api/frontend`, {
+      method: 'POST',
+      headers: { authorization: frontendToken, 'content-type': 'application/json' },
+      body: JSON.stringify({ context: { appName: 'web', userId: 'user-123456', properties: { country: 'no' } } }),
+    })
+    await frontend.arrayBuffer()
+    if (frontend.status !== 200) throw new Error(`POST /api/frontend: ${frontend.status}`)
+    const withEvaluator = await memory(server)
+    say(`after SIGKILL: ${fixed(killed.firstFeaturesMs / 1000, 2)} s to the first client features (${fixed(killed.listeningMs / 1000, 2)} s to listening, ${fixed(killed.headersMs / 1000, 2)} s to its headers, ${fixed(killed.cpuMs / 1000, 2)} s of server CPU, ${fixed(killed.mainCpuMs / 1000, 2)} s of it on the main thread), ${thousands(replayedOf(server))} replayed; ${killedPhases}; load ${loadAverage()}`)
     await server.stop()
 
     const perFlag = (report: MemoryReport) => (FLAGS > 0 ? fixed((report.heapUsed - empty.heapUsed) / FLAGS, 0) : '-')
@@ -206,16 +238,16 @@ const run = async () => {
       perFlag(report),
       fixed(report.arrayBuffers / MiB, 0),
     ]
-    rows.push(row('empty server', empty), row(`${thousands(FLAGS)} flags seeded`, seeded), row('after a clean restart', restarted), row('after SIGKILL and restart', afterKill))
+    rows.push(row('empty server', empty), row(`${thousands(FLAGS)} flags seeded`, seeded), row('after a clean restart', restarted), row('after SIGKILL and restart', afterKill), row('and one frontend request (evaluator compiled)', withEvaluator))
     say('')
     say(formatTable(['memory (after full GC)', 'RSS MiB', 'anon MiB', 'file MiB', 'heap total MiB', 'heap used MiB', 'heap B/flag', 'buffers MiB'], rows))
     say('')
     say(
       formatTable(
-        ['start-up', 'to first client features, s', 'to listening, s', 'server CPU to first features, s', 'replayed', 'phases'],
+        ['start-up', 'to first client features, s', 'to listening, s', 'to its headers, s', 'server CPU to first features, s', 'of it main thread, s', 'replayed', 'phases'],
         [
-          ['clean stop (snapshot current)', fixed(clean.firstFeaturesMs / 1000, 2), fixed(clean.listeningMs / 1000, 2), fixed(clean.cpuMs / 1000, 2), thousands(replayedOf(clean.server)), cleanPhases],
-          ['after SIGKILL', fixed(killed.firstFeaturesMs / 1000, 2), fixed(killed.listeningMs / 1000, 2), fixed(killed.cpuMs / 1000, 2), thousands(replayedOf(killed.server)), killedPhases],
+          ['clean stop (snapshot current)', fixed(clean.firstFeaturesMs / 1000, 2), fixed(clean.listeningMs / 1000, 2), fixed(clean.headersMs / 1000, 2), fixed(clean.cpuMs / 1000, 2), fixed(clean.mainCpuMs / 1000, 2), thousands(replayedOf(clean.server)), cleanPhases],
+          ['after SIGKILL', fixed(killed.firstFeaturesMs / 1000, 2), fixed(killed.listeningMs / 1000, 2), fixed(killed.headersMs / 1000, 2), fixed(killed.cpuMs / 1000, 2), fixed(killed.mainCpuMs / 1000, 2), thousands(replayedOf(killed.server)), killedPhases],
         ],
       ),
     )

@@ -55,9 +55,12 @@ export const decodeSnapshotSet = (format: number, bytes: Uint8Array): SnapshotEn
 // entries, and between the blobs it encodes ahead of them), then written by EventLog.writeSnapshotSet.
 export class SnapshotSet implements BlobSink {
   readonly entries: { key: string; lastId: number; bytes: Uint8Array }[] = []
-  // Every blob the set references, and the bytes of those not stored yet.
+  // Every blob the set references, and the bytes of those not stored yet (until written).
   readonly referenced = new Set<string>()
   readonly fresh = new Map<string, Uint8Array>()
+  // Blobs the set stores (written already or not), and the bytes of those not written yet.
+  blobsStored = 0
+  pendingBytes = 0
 
   constructor(
     readonly format: number,
@@ -72,7 +75,10 @@ export class SnapshotSet implements BlobSink {
 
   put(id: string, bytes: Uint8Array): void {
     this.referenced.add(id)
+    if (this.fresh.has(id)) return
     this.fresh.set(id, bytes)
+    this.blobsStored++
+    this.pendingBytes += bytes.length
   }
 
   add(entry: SnapshotEntry): void {
@@ -87,7 +93,12 @@ export class SnapshotSet implements BlobSink {
 
 // Blobs are written in transactions of about this many bytes before the set itself, so that no one
 // transaction holds the event loop for long.
-const blobBytesPerTransaction = 2 * 1024 * 1024
+export const blobBytesPerTransaction = 2 * 1024 * 1024
+
+const settleAndThrow = (error: unknown): never => {
+  settleCommitError(error)
+  throw error
+}
 
 // LMDB refuses keys over 1978 bytes, and a refused put fails the whole commit. Index keys carry
 // caller data (an API token event's project is its projects joined), so long ones are stored hashed;
@@ -332,12 +343,26 @@ export class EventLog {
   // removed by the next set); then every entry, the manifest and the removal of the blobs the set no
   // longer names, in one transaction, so a crash leaves the old set or the new one.
   async writeSnapshotSet(set: SnapshotSet): Promise<void> {
+    await this.writeSnapshotBlobs(set)
+    const stored = this.storedBlobs()
+    const unnamed = [...stored].filter((id) => !set.referenced.has(id))
+    await this.root
+      .transaction(() => {
+        for (const entry of set.entries) this.snapshots.put(entry.key, entry.bytes)
+        this.snapshots.put(manifestKey, snapshotCodec.pack({ format: set.format, keys: set.entries.map((e) => e.key), blobs: [...set.referenced] }))
+        for (const id of unnamed) this.blobs.remove(id)
+      })
+      .catch(settleAndThrow)
+    for (const id of unnamed) stored.delete(id)
+  }
+
+  // Writes the set's blobs encoded so far (an encoder may do so as it goes, so that they are not all
+  // held in memory at once); no set names them until writeSnapshotSet.
+  async writeSnapshotBlobs(set: SnapshotSet): Promise<void> {
     const stored = this.storedBlobs()
     const fresh = [...set.fresh].filter(([id]) => !stored.has(id))
-    const settle = (error: unknown) => {
-      settleCommitError(error)
-      throw error
-    }
+    set.fresh.clear()
+    set.pendingBytes = 0
     for (let i = 0; i < fresh.length; ) {
       const batch: [string, Uint8Array][] = []
       for (let bytes = 0; i < fresh.length && (batch.length === 0 || bytes < blobBytesPerTransaction); i++) {
@@ -348,18 +373,9 @@ export class EventLog {
         .transaction(() => {
           for (const [id, bytes] of batch) this.blobs.put(id, bytes)
         })
-        .catch(settle)
+        .catch(settleAndThrow)
       for (const [id] of batch) stored.add(id)
     }
-    const unnamed = [...stored].filter((id) => !set.referenced.has(id))
-    await this.root
-      .transaction(() => {
-        for (const entry of set.entries) this.snapshots.put(entry.key, entry.bytes)
-        this.snapshots.put(manifestKey, snapshotCodec.pack({ format: set.format, keys: set.entries.map((e) => e.key), blobs: [...set.referenced] }))
-        for (const id of unnamed) this.blobs.remove(id)
-      })
-      .catch(settle)
-    for (const id of unnamed) stored.delete(id)
   }
 
   private blobNames: Set<string> | undefined

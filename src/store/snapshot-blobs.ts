@@ -32,14 +32,30 @@ export const writingBlobs = <T>(to: BlobSink, encode: () => T): T => {
   }
 }
 
+// A decode's extensions may leave work for after it (afterDecode): what they do then is not a nested
+// decode, which msgpackr pays for with a copy of the whole outer buffer.
+let settling: ((value: unknown) => unknown)[] | undefined
+
 export const readingBlobs = <T>(from: BlobSource, decode: () => T): T => {
   const outer = source
+  const outerSettling = settling
   source = from
+  settling = []
   try {
-    return decode()
+    let value: unknown = decode()
+    for (const settle of settling) value = settle(value)
+    return value as T
   } finally {
     source = outer
+    settling = outerSettling
   }
+}
+
+// Runs `settle` over the decoded value (once per decode, however often it is asked for) once the decode
+// has returned; what it returns replaces the value.
+export const afterDecode = (settle: (value: unknown) => unknown): void => {
+  if (!settling) throw new Error('afterDecode outside readingBlobs')
+  if (!settling.includes(settle)) settling.push(settle)
 }
 
 export const blobSink = (): BlobSink => {
