@@ -1,4 +1,4 @@
-import { activeFeatureCount } from './active-count.js'
+import { activeFeatureCount } from './flag-facts.js'
 import type { Environment, InstanceState } from './instance-state.js'
 import type { PeopleState } from './people-state.js'
 import type { ProjectState } from './project-state.js'
