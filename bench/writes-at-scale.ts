@@ -6,10 +6,11 @@
 // Run: node scripts/build.mjs && node dist/bench/writes-at-scale.js
 // BENCH_SERVER_ENV="NAME=value ..." adds to the server's environment (SNAPSHOT_EVERY=100000000, say, to
 // see the writes without the snapshot sets they cause).
+// BENCH_SERVER_MAIN=path/to/dist/src/main.js measures another build's server.
 // BENCH_PROFILE_DIR=dir runs the server with --cpu-prof and prints, per size, where the server's time
 // went during the creates only (the profile's samples in that window), per create.
 import { randomBytes } from 'node:crypto'
-import { readdirSync } from 'node:fs'
+import { readdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { AdminApi } from './lib/admin-api.js'
@@ -56,6 +57,8 @@ const server = await startFlagServer({
     ...Object.fromEntries((process.env.BENCH_SERVER_ENV ?? '').split(' ').filter((pair) => pair.includes('=')).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
   },
   nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  // Another build's server (an older commit's dist/src/main.js), to compare builds with the same load.
+  script: process.env.BENCH_SERVER_MAIN,
 })
 const windows: { size: number; from: number; to: number; creates: number; importFrom: number; importTo: number; batches: number }[] = []
 const rows: string[][] = []
@@ -135,6 +138,8 @@ if (profileDir) {
     .sort()
     .pop()
   if (file) {
+    // The windows, for reading the profile again (summariseProfile(file, from, to)).
+    writeFileSync(path.join(profileDir, 'windows.json'), `${JSON.stringify({ file, windows }, null, 2)}\n`)
     for (const w of windows) {
       if (w.batches > 0) {
         console.log(`\nprofile of the import batches up to ${thousands(w.size)} flags (${file}), ms per batch:`)
