@@ -1,4 +1,5 @@
 import type { Lifetimes } from './feature-types.js'
+import { PersistentMap } from './immutable.js'
 import type { Feature } from './project-state.js'
 
 // Facts about a project's flags that writes ask for and that walking every flag would answer: how many
@@ -23,12 +24,23 @@ interface Facts {
   due?: { lifetimes: string; lifetimesOf: Lifetimes; at: number }
 }
 
-const known = new WeakMap<ReadonlyMap<string, Feature>, Facts>()
+// A project's flags past 128 are a PersistentMap, which keeps the facts itself (no WeakMap entry per
+// version for the GC to sweep: an import batch makes thousands of versions); smaller plain Maps are
+// kept in a WeakMap.
+const small = new WeakMap<ReadonlyMap<string, Feature>, Facts>()
 const none: readonly string[] = []
 
+const peek = (features: ReadonlyMap<string, Feature>): Facts | undefined =>
+  features instanceof PersistentMap ? (features.memo as Facts | undefined) : small.get(features)
+
+const keep = (features: ReadonlyMap<string, Feature>, facts: Facts): void => {
+  if (features instanceof PersistentMap) features.memo = facts
+  else small.set(features, facts)
+}
+
 const factsOf = (features: ReadonlyMap<string, Feature>): Facts => {
-  let facts = known.get(features)
-  if (!facts) known.set(features, (facts = {}))
+  let facts = peek(features)
+  if (!facts) keep(features, (facts = {}))
   return facts
 }
 
@@ -85,7 +97,7 @@ export const potentiallyStaleNotBefore = (features: ReadonlyMap<string, Feature>
 
 // Forgets the due time (a walk found it too early): the next question counts it.
 export const forgetPotentiallyStaleTime = (features: ReadonlyMap<string, Feature>): void => {
-  const facts = known.get(features)
+  const facts = peek(features)
   if (facts) facts.due = undefined
 }
 
@@ -93,8 +105,8 @@ const parentsOf = (feature: Feature | undefined): readonly unknown[] => (feature
 
 // `after` was made from `before` by changing at most the flag `name` (an event about that flag).
 export const carryFlagFacts = (before: ReadonlyMap<string, Feature>, after: ReadonlyMap<string, Feature>, name: string): void => {
-  const facts = known.get(before)
-  if (!facts || known.has(after)) return
+  const facts = peek(before)
+  if (!facts || peek(after)) return
   const was = before.get(name)
   const is = after.get(name)
   const next: Facts = {}
@@ -107,6 +119,12 @@ export const carryFlagFacts = (before: ReadonlyMap<string, Feature>, after: Read
     const parentsAre = parentsOf(is)
     if (parentsWere === parentsAre || (parentsWere.length === 0 && parentsAre.length === 0)) next.dependents = facts.dependents
   }
-  if (facts.due) next.due = { ...facts.due, at: Math.min(facts.due.at, dueOf(is, facts.due.lifetimesOf)) }
-  known.set(after, next)
+  if (facts.due) {
+    // A flag whose due time cannot have moved earlier (the same creation, type and marks) keeps it.
+    const same =
+      was !== undefined && is !== undefined && was.createdAt === is.createdAt && was.type === is.type && was.stale === is.stale && was.archived === is.archived && was.potentiallyStale === is.potentiallyStale
+    const at = same ? facts.due.at : Math.min(facts.due.at, dueOf(is, facts.due.lifetimesOf))
+    next.due = at === facts.due.at ? facts.due : { ...facts.due, at }
+  }
+  keep(after, next)
 }
