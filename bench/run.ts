@@ -24,6 +24,8 @@ import { runLoad, type LoadOptions, type RequestSpec } from './lib/run-load.js'
 import { findWrk, runWrk } from './lib/wrk.js'
 
 // `creates` adds flags: it runs last, so that every other case sees exactly --flags flags.
+// Past this many flags the playground case runs only when --cases names it.
+const playgroundUpTo = 20_000
 const allCases = ['eval', 'client', 'client_gzip', 'client_304', 'frontend', 'playground', 'writes', 'creates'] as const
 type CaseName = (typeof allCases)[number]
 
@@ -36,7 +38,9 @@ const usage = `npm run bench -- [options]
   --duration SECONDS     measured time per run (default 5); each case runs --rounds times per server
   --warmup SECONDS       unmeasured time before each run (default 1)
   --rounds N             interleaved rounds per case and server (default 2)
-  --cases LIST           any of ${allCases.join(',')} (default: all)
+  --cases LIST           any of ${allCases.join(',')}
+                         (default: all; playground only up to ${playgroundUpTo.toLocaleString('en-US')} flags, past which one answer
+                         is tens of MB and takes seconds)
   --json FILE            also write the JSON report to FILE
   --results-dir DIR      where the reports go (default bench/results)
   --target URL           measure this Unleash-API server instead of starting ours; needs the three tokens:
@@ -88,7 +92,7 @@ const CONNECTIONS = positive('connections', args.connections, 16, true)
 const DURATION_MS = positive('duration', args.duration, 5, false) * 1000
 const WARMUP_MS = positive('warmup', args.warmup, 1, false) * 1000
 const ROUNDS = positive('rounds', args.rounds, 2, true)
-const cases = (args.cases ?? allCases.join(',')).split(',').map((c) => c.trim()).filter((c) => c !== '')
+const cases = (args.cases ?? allCases.filter((c) => c !== 'playground' || FLAGS <= playgroundUpTo).join(',')).split(',').map((c) => c.trim()).filter((c) => c !== '')
 for (const c of cases) if (!(allCases as readonly string[]).includes(c)) fail(`--cases: unknown case "${c}"`)
 const selected = allCases.filter((c) => cases.includes(c))
 if (selected.length === 0) fail('--cases names no case')

@@ -1,15 +1,17 @@
 // Writes as the flags grow (issue 26): our server from dist/ is seeded through the import API in batches
 // of BENCH_BATCH (1,000) flags up to each size of BENCH_SIZES (1000,20000,50000), the time of each batch
 // noted, and at each size single flag creations run for BENCH_DURATION_MS with BENCH_CONNECTIONS (16)
-// connections: creates/s, p50/p99 and the server's CPU per create (from /proc). The creates add flags
-// of their own, counted in the next size.
+// connections: creates/s, p50/p99 and the server's CPU per create (from /proc), then as long of updates
+// (each connection changes one seeded flag's description, the harness's writes case). The creates add
+// flags of their own, counted in the next size.
 // Run: node scripts/build.mjs && node dist/bench/writes-at-scale.js
 // BENCH_SERVER_ENV="NAME=value ..." adds to the server's environment (SNAPSHOT_EVERY=100000000, say, to
 // see the writes without the snapshot sets they cause).
+// BENCH_SERVER_MAIN=path/to/dist/src/main.js measures another build's server.
 // BENCH_PROFILE_DIR=dir runs the server with --cpu-prof and prints, per size, where the server's time
 // went during the creates only (the profile's samples in that window), per create.
 import { randomBytes } from 'node:crypto'
-import { readdirSync } from 'node:fs'
+import { readdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { AdminApi } from './lib/admin-api.js'
@@ -19,7 +21,7 @@ import { fixed, formatTable, thousands } from './lib/format-table.js'
 import { describeMachine, machineInfo, sampleProcess } from './lib/machine-info.js'
 import { formatSummary, summariseProfile } from './lib/profile-summary.js'
 import { realisticFeatures, registerStrategyTypes } from './lib/realistic-features.js'
-import { runLoad } from './lib/run-load.js'
+import { runLoad, type RequestSpec } from './lib/run-load.js'
 import { seedByImport } from './lib/seed-import.js'
 import { positiveInteger } from './lib/settings.js'
 
@@ -56,13 +58,23 @@ const server = await startFlagServer({
     ...Object.fromEntries((process.env.BENCH_SERVER_ENV ?? '').split(' ').filter((pair) => pair.includes('=')).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
   },
   nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  // Another build's server (an older commit's dist/src/main.js), to compare builds with the same load.
+  script: process.env.BENCH_SERVER_MAIN,
 })
+const updateWindows: { size: number; from: number; to: number; updates: number }[] = []
 const windows: { size: number; from: number; to: number; creates: number; importFrom: number; importTo: number; batches: number }[] = []
 const rows: string[][] = []
 try {
   const api = new AdminApi(server.url, adminToken)
   await registerStrategyTypes(api, features)
   const requestsFor = createsRequests({ adminToken })
+  const update = (name: string, text: string): RequestSpec => ({
+    method: 'PUT',
+    path: `/api/admin/projects/default/features/${encodeURIComponent(name)}`,
+    headers: { Authorization: adminToken, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ description: text, type: 'release' }),
+  })
+  const updatesFor = (connection: number) => [update(features[connection].name, `update ${connection} a`), update(features[connection].name, `update ${connection} b`)]
   let seeded = 0
   let created = 0
   for (const size of sizes) {
@@ -73,28 +85,32 @@ try {
     const importTo = nowMicros()
     const importCpuMs = sampleProcess(server.pid).cpuMs - cpuBefore
     seeded = target
-    let cpuStart = 0
-    let cpuEnd = 0
-    let from = 0
-    let to = 0
-    const result = await runLoad({
-      port: server.port,
-      path: '/',
-      headers: {},
-      requestsFor,
-      connections: CONNECTIONS,
-      workers: WORKERS,
-      warmupMs: WARMUP_MS,
-      durationMs: DURATION_MS,
-      onMeasureStart: () => {
-        from = nowMicros()
-        cpuStart = sampleProcess(server.pid).cpuMs
-      },
-      onMeasureEnd: () => {
-        to = nowMicros()
-        cpuEnd = sampleProcess(server.pid).cpuMs
-      },
-    })
+    const measure = async (requests: (connection: number) => RequestSpec[]) => {
+      let cpuStart = 0
+      let cpuEnd = 0
+      let from = 0
+      let to = 0
+      const result = await runLoad({
+        port: server.port,
+        path: '/',
+        headers: {},
+        requestsFor: requests,
+        connections: CONNECTIONS,
+        workers: WORKERS,
+        warmupMs: WARMUP_MS,
+        durationMs: DURATION_MS,
+        onMeasureStart: () => {
+          from = nowMicros()
+          cpuStart = sampleProcess(server.pid).cpuMs
+        },
+        onMeasureEnd: () => {
+          to = nowMicros()
+          cpuEnd = sampleProcess(server.pid).cpuMs
+        },
+      })
+      return { result, from, to, cpuMs: cpuEnd - cpuStart }
+    }
+    const { result, from, to, cpuMs } = await measure(requestsFor)
     const ok = result.statuses['201'] ?? 0
     const startCount = seeded + created
     // Every 201, in the warm-up too, is a flag more (the measured ones are counted in ok).
@@ -102,6 +118,10 @@ try {
     created = found.total - seeded
     windows.push({ size, from, to, creates: ok, importFrom, importTo, batches: times.length })
     const other = Object.entries(result.statuses).filter(([s]) => s !== '201')
+    // Then updates of flags that exist: each connection changes one seeded flag's description (the
+    // harness's writes case).
+    const updates = await measure(updatesFor)
+    updateWindows.push({ size, from: updates.from, to: updates.to, updates: updates.result.statuses['200'] ?? 0 })
     rows.push([
       thousands(startCount),
       thousands(seeded + created),
@@ -110,7 +130,10 @@ try {
       thousands(result.requestsPerSecond),
       fixed(result.latency.percentileMs(0.5), 2),
       fixed(result.latency.percentileMs(0.99), 2),
-      fixed(((cpuEnd - cpuStart) * 1000) / Math.max(1, ok), 0),
+      fixed((cpuMs * 1000) / Math.max(1, ok), 0),
+      thousands(updates.result.requestsPerSecond),
+      fixed(updates.result.latency.percentileMs(0.99), 2),
+      fixed((updates.cpuMs * 1000) / Math.max(1, updates.result.statuses['200'] ?? 0), 0),
       other.length > 0 || result.errors.length > 0 ? `${other.map(([s, n]) => `${s}: ${n}`).join(', ')} ${result.errors.join('; ')}` : '0',
       load(),
     ])
@@ -123,7 +146,7 @@ try {
 console.log('')
 console.log(
   formatTable(
-    ['flags at start', 'flags after', 'import ms/batch p50 / max', 'import server CPU ms/batch', 'creates/s', 'p50 ms', 'p99 ms', 'server CPU µs/create', 'unexpected', 'load avg'],
+    ['flags at start', 'flags after', 'import ms/batch p50 / max', 'import server CPU ms/batch', 'creates/s', 'p50 ms', 'p99 ms', 'server CPU µs/create', 'updates/s', 'p99 ms', 'server CPU µs/update', 'unexpected', 'load avg'],
     rows,
   ),
 )
@@ -135,6 +158,8 @@ if (profileDir) {
     .sort()
     .pop()
   if (file) {
+    // The windows, for reading the profile again (summariseProfile(file, from, to)).
+    writeFileSync(path.join(profileDir, 'windows.json'), `${JSON.stringify({ file, windows, updateWindows }, null, 2)}\n`)
     for (const w of windows) {
       if (w.batches > 0) {
         console.log(`\nprofile of the import batches up to ${thousands(w.size)} flags (${file}), ms per batch:`)
@@ -142,6 +167,10 @@ if (profileDir) {
       }
       console.log(`\nprofile of the creates at ${thousands(w.size)} flags (${file}), µs per create:`)
       console.log(formatSummary(summariseProfile(file, w.from, w.to), 25, Math.max(1, w.creates) / 1000, 'µs'))
+    }
+    for (const w of updateWindows) {
+      console.log(`\nprofile of the updates at ${thousands(w.size)} flags (${file}), µs per update:`)
+      console.log(formatSummary(summariseProfile(file, w.from, w.to), 25, Math.max(1, w.updates) / 1000, 'µs'))
     }
   }
 }

@@ -364,8 +364,12 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
     for (const project of registry.committedProjects.values()) count += project.features.size
     return count
   }
+  // The flags are counted when the records reach the last count's due point, not at every commit.
+  let snapshotDueAt = config.snapshotEvery
   const snapshotWhenDue = () => {
-    if (sinceSnapshot < config.snapshotEvery || snapshotting || sinceSnapshot * 2 < flagCount()) return
+    if (sinceSnapshot < snapshotDueAt || snapshotting) return
+    snapshotDueAt = Math.max(config.snapshotEvery, Math.ceil(flagCount() / 2))
+    if (sinceSnapshot < snapshotDueAt) return
     snapshotting = saveSnapshot(true)
       .catch((error: unknown) => logger.warn('could not write snapshots; the log replays further at the next start', { error: errorText(error) }))
       .finally(() => {

@@ -1,4 +1,4 @@
-import { childrenOf } from './dependents.js'
+import { childrenOf } from './flag-facts.js'
 import { fail, invalidOperation, ok, type Result } from './errors.js'
 import { draft, type EventDraft } from './events.js'
 import { findActiveFeature } from './features.js'

@@ -1,4 +1,4 @@
-import { activeFeatureCount } from './active-count.js'
+import { activeFeatureCount } from './flag-facts.js'
 import { namingPatternTest } from './naming-pattern.js'
 import type { UpsertContextField } from '../schemas/context-fields.js'
 import type { ExportData, ImportInput } from '../schemas/export-import.js'

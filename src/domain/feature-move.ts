@@ -1,4 +1,4 @@
-import { childrenOf } from './dependents.js'
+import { childrenOf } from './flag-facts.js'
 import { DomainError, fail, forbidden, ok, type Result } from './errors.js'
 import type { MovedFeature } from './event-data.js'
 import { draft, type EventDraft } from './events.js'

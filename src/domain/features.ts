@@ -1,5 +1,5 @@
-import { activeFeatureCount } from './active-count.js'
-import { childrenOf } from './dependents.js'
+import { activeFeatureCount } from './flag-facts.js'
+import { childrenOf } from './flag-facts.js'
 import { limits } from './limits.js'
 import { namingPatternTest } from './naming-pattern.js'
 import type { CreateFeature, JsonPatch, ReplaceFeature, UpdateFeature } from '../schemas/features.js'

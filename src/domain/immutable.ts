@@ -171,6 +171,17 @@ const trieOf = (chunks: readonly Chunk<unknown, unknown>[]): { root: Branch; dep
 export class PersistentMap<K, V> extends Map<K, V> implements ReadonlyMap<K, V> {
   // The chunks in order, collected from the trie on the first walk of this version.
   private chunksInOrder: readonly Chunk<K, V>[] | undefined
+  // What a caller derived from this version and keeps with it (flag-facts.ts): not part of the map's
+  // content, not compared, not written to snapshots; it goes when the version goes.
+  #memo: object | undefined
+
+  get memo(): object | undefined {
+    return this.#memo
+  }
+
+  set memo(value: object | undefined) {
+    this.#memo = value
+  }
 
   private readonly root: Branch
   private readonly depth: number

@@ -17,9 +17,7 @@ import {
   type FeatureCommand,
 } from './features.js'
 import { updateEntry, withEntry, withoutEntry } from './immutable.js'
-import { carryActiveCount } from './active-count.js'
-import { carryDependents } from './dependents.js'
-import { carryPotentiallyStaleTime } from './staleness.js'
+import { carryFlagFacts } from './flag-facts.js'
 import type { Dependency, Feature, FeatureEnvironment, ProjectEnvironment, ProjectState, Strategy } from './project-state.js'
 import {
   decideAddProjectEnvironment,
@@ -171,16 +169,10 @@ const projectEnvironmentFrom = (data: Partial<ProjectEnvironment> & { environmen
 })
 
 // Applying an event never fails: decide has already checked everything. An event about one flag
-// changes that flag alone: the count of active flags goes with it (active-count.ts), and the time the
-// next flag is due to be marked potentially stale (staleness.ts) and which flags depend on which
-// (dependents.ts).
+// changes that flag alone: the facts kept about the project's flags go with it (flag-facts.ts).
 export const evolveProject = (state: ProjectState | undefined, event: EventDraft): ProjectState | undefined => {
   const next = evolveProjectState(state, event)
-  if (state && next && next.features !== state.features && event.featureName) {
-    carryActiveCount(state.features, next.features, event.featureName)
-    carryPotentiallyStaleTime(state.features, next.features, event.featureName)
-    carryDependents(state.features, next.features, event.featureName)
-  }
+  if (state && next && next.features !== state.features && event.featureName) carryFlagFacts(state.features, next.features, event.featureName)
   return next
 }
 

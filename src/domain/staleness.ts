@@ -1,4 +1,5 @@
 import { ok, type Result } from './errors.js'
+import { forgetPotentiallyStaleTime, potentiallyStaleNotBefore } from './flag-facts.js'
 import { draft, type EventDraft } from './events.js'
 import { findFeature } from './features.js'
 import type { Lifetimes } from './feature-types.js'
@@ -24,45 +25,12 @@ export const isPastLifetime = (feature: Feature, lifetimes: Lifetimes, nowMs: nu
 export const potentiallyStaleCandidates = (state: ProjectState, lifetimes: Lifetimes, nowMs: number): Feature[] =>
   [...state.features.values()].filter((f) => !f.potentiallyStale && isPastLifetime(f, lifetimes, nowMs))
 
-// When a flag not yet marked passes its type's lifetime (Infinity: never, as things are).
-const dueOf = (feature: Feature | undefined, lifetimes: Lifetimes): number => {
-  if (!feature || feature.potentiallyStale || feature.stale || feature.archived) return Infinity
-  const days = lifetimes[feature.type]
-  if (days === null || days === undefined) return Infinity
-  const created = Date.parse(feature.createdAt)
-  return Number.isNaN(created) ? Infinity : created + days * dayMs
-}
-
-// A time before which no flag of a project's flag map is due to be marked, per version of the map: the
-// job asks every minute, and walking 50,000 flags took a pause of 50-300 ms each time. The time is
-// exact when counted, and carried to the version an event about one flag makes from it (the earlier of
-// the two, so it may come before the true one: then the next check walks the flags and counts it
-// again). State stays immutable: this only remembers a function of each (immutable) map.
-const dueTimes = new WeakMap<ReadonlyMap<string, Feature>, { lifetimes: string; lifetimesOf: Lifetimes; at: number }>()
-
-export const potentiallyStaleNotBefore = (features: ReadonlyMap<string, Feature>, lifetimes: Lifetimes): number => {
-  const key = JSON.stringify(lifetimes)
-  const known = dueTimes.get(features)
-  if (known && known.lifetimes === key) return known.at
-  let at = Infinity
-  for (const feature of features.values()) at = Math.min(at, dueOf(feature, lifetimes))
-  dueTimes.set(features, { lifetimes: key, lifetimesOf: lifetimes, at })
-  return at
-}
-
-// `after` was made from `before` by changing at most the flag `name`.
-export const carryPotentiallyStaleTime = (before: ReadonlyMap<string, Feature>, after: ReadonlyMap<string, Feature>, name: string): void => {
-  const known = dueTimes.get(before)
-  if (!known || dueTimes.has(after)) return
-  dueTimes.set(after, { ...known, at: Math.min(known.at, dueOf(after.get(name), known.lifetimesOf)) })
-}
-
-// Whether the job has flags of the project to mark now.
+// Whether the job has flags of the project to mark now: O(1) until one may be due (flag-facts.ts).
 export const hasPotentiallyStaleCandidates = (state: ProjectState, lifetimes: Lifetimes, nowMs: number): boolean => {
   if (nowMs <= potentiallyStaleNotBefore(state.features, lifetimes)) return false
   if (potentiallyStaleCandidates(state, lifetimes, nowMs).length > 0) return true
   // None after all: the time is counted again, exactly.
-  dueTimes.delete(state.features)
+  forgetPotentiallyStaleTime(state.features)
   potentiallyStaleNotBefore(state.features, lifetimes)
   return false
 }

@@ -1,5 +1,5 @@
 import type { CommandMeta } from './events.js'
-import { activeFeatureCount } from './active-count.js'
+import { activeFeatureCount } from './flag-facts.js'
 import type { Environment, InstanceState } from './instance-state.js'
 import type { PeopleState } from './people-state.js'
 import type { ProjectState } from './project-state.js'
@@ -23,7 +23,7 @@ export interface ProjectWorld {
 export const projectWorldOf = (instance: InstanceState, projects: readonly (readonly [string, ProjectState])[]): ProjectWorld => ({
   environments: instance.environments,
   projectCount: projects.length,
-  // Asked at every flag creation: O(projects), each project's count kept with its flags (active-count.ts).
+  // Asked at every flag creation: O(projects), each project's count kept with its flags (flag-facts.ts).
   activeFeaturesAtLeast: (n) => {
     let active = 0
     for (const [, project] of projects) if ((active += activeFeatureCount(project.features)) >= n) return true

@@ -1,5 +1,5 @@
 import { publicToken } from '../domain/api-tokens.js'
-import { childrenOf } from '../domain/dependents.js'
+import { childrenOf } from '../domain/flag-facts.js'
 import type { ApiToken, Environment } from '../domain/instance-state.js'
 import type { Feature, FeatureEnvironment, ProjectState, Strategy } from '../domain/project-state.js'
 import { orderedStrategies, projectDefaultStrategy } from '../domain/strategies.js'
