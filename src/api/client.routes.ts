@@ -3,6 +3,7 @@ import { DomainError, badData, notFound } from '../domain/errors.js'
 import type { Principal, Reply, Request, Route } from '../http/types.js'
 import type { ClientPayload, ClientQuery } from '../read/client-features.js'
 import { secretFrom, wrongTokenType } from '../http/auth.js'
+import { fixedHeaders } from '../http/fixed-headers.js'
 import type { Delta } from '../read/client-deltas.js'
 import { keepAlive } from '../read/client-streams.js'
 import { clientBulkMetricsSchema, clientMetricsSchema, clientRegisterSchema, type ClientMetrics, type ClientRegister } from '../schemas/client.js'
@@ -126,9 +127,9 @@ const headersFor = (payload: ClientPayload, inviteToStream: boolean): AnswerHead
     if (inviteToStream) plain['fetch-mode'] = 'streaming'
     // Shared by every answer: frozen, so none can change another's.
     headers = {
-      plain: Object.freeze(plain),
-      gzip: Object.freeze({ ...plain, 'content-encoding': 'gzip' }),
-      brotli: Object.freeze({ ...plain, 'content-encoding': 'br' }),
+      gzip: fixedHeaders({ ...plain, 'content-encoding': 'gzip' }),
+      brotli: fixedHeaders({ ...plain, 'content-encoding': 'br' }),
+      plain: fixedHeaders(plain),
     }
     made.set(payload, headers)
   }
