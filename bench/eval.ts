@@ -1,7 +1,8 @@
 // Evaluation latency: our precompiled Evaluator against unleash-client's own
 // in-process engine, same flags, same contexts, same (context, flag) pairs.
 // Run: npx tsc -p . && node --expose-gc dist/bench/eval.js   (npm run bench runs it as its `eval` case)
-// BENCH_FLAGS (1000) sets the flag count; BENCH_EVAL_JSON names a file to write the measurements to.
+// BENCH_FLAGS (1000) sets the flag count; BENCH_EVAL_JSON names a file to write the measurements to;
+// BENCH_ENGINES=ours measures our evaluator alone (for a profile).
 import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import type { Context } from 'unleash-client'
@@ -192,12 +193,18 @@ const main = async (): Promise<void> => {
   const compiled = heapUsed()
   console.log(`compiled ${FLAGS} flags in ${compileMs.toFixed(1)} ms; heapUsed: ${mb(compiled)} (evaluator: ${delta(compiled - generated)})`)
 
+  const ours = { label: 'ours  evaluate()  ', engine: (name: string, ctx: EvalContext) => evaluator.evaluate(name, ctx).enabled }
+  if (process.env.BENCH_ENGINES === 'ours') {
+    const [only] = measureAll([ours])
+    console.log(`ours: ${only.mean.toFixed(0)} ns mean, ${only.p50.toFixed(0)} ns p50 (batch), ${only.enabled} enabled`)
+    return
+  }
   const sdk = await startOfflineSdk('bench', features, segments)
   // The SDK keeps the very feature objects it was given, so it adds little here.
   console.log(`unleash-client bootstrapped; heapUsed: ${mb(heapUsed())} (sdk: ${delta(heapUsed() - compiled)})`)
 
   const results = measureAll([
-    { label: 'ours  evaluate()  ', engine: (name, ctx) => evaluator.evaluate(name, ctx).enabled },
+    ours,
     { label: 'sdk   isEnabled() ', engine: (name, ctx) => sdk.isEnabled(name, ctx as Context) },
     { label: 'sdk   getVariant()', engine: (name, ctx) => sdk.getVariant(name, ctx as Context).feature_enabled === true },
   ])
@@ -209,12 +216,12 @@ const main = async (): Promise<void> => {
       `${r.label}   ${Math.round(r.evaluationsPerSecond).toLocaleString('en').padStart(11)}   ${r.mean.toFixed(0).padStart(12)}   ${r.p50.toFixed(0).padStart(11)}   ${r.p99.toFixed(0).padStart(11)}   ${r.enabled}`,
     )
   }
-  const [ours, isEnabled, getVariant] = results
+  const [oursResult, isEnabled, getVariant] = results
   const ratio = (sdk: Measurement) =>
-    `${(sdk.mean / ours.mean).toFixed(1)}x (mean), ${(sdk.p50 / ours.p50).toFixed(1)}x (p50), ${(sdk.p99 / ours.p99).toFixed(1)}x (p99)`
+    `${(sdk.mean / oursResult.mean).toFixed(1)}x (mean), ${(sdk.p50 / oursResult.p50).toFixed(1)}x (p50), ${(sdk.p99 / oursResult.p99).toFixed(1)}x (p99)`
   console.log(`\nsdk isEnabled() / ours:  ${ratio(isEnabled)}`)
   console.log(`sdk getVariant() / ours: ${ratio(getVariant)}`)
-  if (ours.enabled !== isEnabled.enabled || ours.enabled !== getVariant.enabled) {
+  if (oursResult.enabled !== isEnabled.enabled || oursResult.enabled !== getVariant.enabled) {
     console.log('WARNING: the engines disagree on the number of enabled evaluations')
   }
   console.log(`heapUsed at the end: ${mb(heapUsed())}`)
