@@ -76,10 +76,17 @@ export const hash32 = (key: string, seed: number): number => continueHash(seed |
 // key is `${groupId}:${id}`; the result lies in 1..normalizer.
 export const normalizedValue = (key: string, normalizer: number, seed: number): number => (hash32(key, seed) % normalizer) + 1
 
-// normalizedValue(prefix + id, normalizer, seed), with the prefix hashed once.
-export type PrefixedBucket = (id: string, normalizer: number) => number
+// A prefix hashed once: the state after its whole 4-byte blocks (`state`, over `before` characters) and
+// the 0 to 3 bytes left over (`head`, little-endian, `headLength` of them). Plain numbers, so that the
+// closure that evaluates a strategy keeps them in its own context: one object less to reach per call.
+export interface HashedPrefix {
+  readonly state: number
+  readonly before: number
+  readonly head: number
+  readonly headLength: number
+}
 
-export const prefixHasher = (prefix: string, seed: number): PrefixedBucket => {
+export const hashPrefix = (prefix: string, seed: number): HashedPrefix => {
   const whole = prefix.length - (prefix.length & 3)
   let h = seed || 0
   for (let i = 0; i < whole; i += 4) {
@@ -88,7 +95,45 @@ export const prefixHasher = (prefix: string, seed: number): PrefixedBucket => {
       (prefix.charCodeAt(i) & 0xff) | ((prefix.charCodeAt(i + 1) & 0xff) << 8) | ((prefix.charCodeAt(i + 2) & 0xff) << 16) | ((prefix.charCodeAt(i + 3) & 0xff) << 24),
     )
   }
-  const state = h
-  const head = prefix.slice(whole)
-  return (id, normalizer) => (continueHash(state, whole, head, id) % normalizer) + 1
+  let head = 0
+  for (let i = whole; i < prefix.length; i++) head |= (prefix.charCodeAt(i) & 0xff) << (8 * (i - whole))
+  return { state: h, before: whole, head, headLength: prefix.length - whole }
+}
+
+// normalizedValue(prefix + key, normalizer, seed) for the prefix's parts: 1..normalizer.
+export const bucketOf = (state: number, before: number, head: number, headLength: number, key: string, normalizer: number): number => {
+  let h = state
+  const length = headLength + key.length
+  const blocks = length - (length & 3)
+  let i = 0
+  let at = 0
+  if (headLength > 0 && blocks > 0) {
+    // The first block: the head's bytes, then the key's first characters.
+    let k = head
+    for (let j = headLength; j < 4; j++) k |= (key.charCodeAt(j - headLength) & 0xff) << (8 * j)
+    h = mixBlock(h, k)
+    i = 4
+    at = 4 - headLength
+  }
+  for (; i < blocks; i += 4, at += 4) {
+    h = mixBlock(
+      h,
+      (key.charCodeAt(at) & 0xff) | ((key.charCodeAt(at + 1) & 0xff) << 8) | ((key.charCodeAt(at + 2) & 0xff) << 16) | ((key.charCodeAt(at + 3) & 0xff) << 24),
+    )
+  }
+  let k = 0
+  const tail = length & 3
+  for (let j = 0; j < tail; j++) {
+    const index = blocks + j
+    k |= (index < headLength ? (head >>> (8 * index)) & 0xff : key.charCodeAt(index - headLength) & 0xff) << (8 * j)
+  }
+  return (finish(h, k, tail, before + length) % normalizer) + 1
+}
+
+// normalizedValue(prefix + id, normalizer, seed), with the prefix hashed once.
+export type PrefixedBucket = (id: string, normalizer: number) => number
+
+export const prefixHasher = (prefix: string, seed: number): PrefixedBucket => {
+  const { state, before, head, headLength } = hashPrefix(prefix, seed)
+  return (id, normalizer) => bucketOf(state, before, head, headLength, id, normalizer)
 }
