@@ -97,6 +97,14 @@ export const enum EvaluationMode {
 const frozenResult = (enabled: boolean, variant: EvalResult['variant'], impressionData: boolean): EvalResult =>
   Object.freeze({ enabled, variant, impressionData })
 
+// The results without a variant are the same for every flag (by impressionData): shared, so that an
+// evaluation that ends on one reads an object every other evaluation keeps in cache. Results are
+// frozen, and what is kept per flag and result (toggleJson, variantJson) is kept per flag.
+const on = frozenResult(true, disabledVariant(true), false)
+const onWithImpressions = frozenResult(true, disabledVariant(true), true)
+const offPlain = frozenResult(false, disabledVariant(false), false)
+const offWithImpressions = frozenResult(false, disabledVariant(false), true)
+
 // `{...value,"result":` for a JSON object value: the result follows.
 const withResultKey = (value: object): string => {
   const json = JSON.stringify({ ...value, result: null })
@@ -210,9 +218,9 @@ export const compileFeature = (
   const definitions = Array.isArray(source.variants) ? source.variants : []
   const variants =
     definitions.length > 0 ? compileVariants(definitions, source.name, definitions[0].stickiness ?? undefined, env.random) : undefined
-  const onWithoutVariant = frozenResult(true, disabledVariant(true), impressionData)
+  const onWithoutVariant = impressionData ? onWithImpressions : on
   const variantResults = definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData))
-  const off = frozenResult(false, disabledVariant(false), impressionData)
+  const off = impressionData ? offWithImpressions : offPlain
   const toggleJson = new Map<EvalResult, string>()
   // The playground's variant as Unleash 8.2 writes it (side by side): featureEnabled only on the variants
   // of the flag itself (and the disabled one of a flag that is on); a strategy's variant and the
