@@ -1,7 +1,9 @@
 // Evaluation latency: our precompiled Evaluator against unleash-client's own
 // in-process engine, same flags, same contexts, same (context, flag) pairs.
 // Run: npx tsc -p . && node --expose-gc dist/bench/eval.js   (npm run bench runs it as its `eval` case)
-// BENCH_FLAGS (1000) sets the flag count; BENCH_EVAL_JSON names a file to write the measurements to.
+// BENCH_FLAGS (1000) sets the flag count; BENCH_EVAL_JSON names a file to write the measurements to;
+// BENCH_ENGINES=ours measures our evaluator alone (for a profile); BENCH_BREAKDOWN=1 then also times
+// each flag alone and prints ns per evaluation by kind of flag (where the time goes).
 import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import type { Context } from 'unleash-client'
@@ -178,6 +180,49 @@ const measureAll = (engines: { label: string; engine: Engine }[]): Measurement[]
   })
 }
 
+// What a flag of the dataset is, by the strategies strategiesFor() gave it.
+const kindOf = (feature: EvalFeature): string => {
+  if (!feature.enabled) return 'off in the environment'
+  const strategies = feature.strategies ?? []
+  const first = strategies[0]
+  const variants = (feature.variants?.length ?? 0) > 0 || strategies.some((s) => (s.variants?.length ?? 0) > 0) ? ', variants' : ''
+  if (first.name === 'default') return `default${variants}`
+  if (first.name === 'userWithId') return `userWithId (100 ids), then flexibleRollout${variants}`
+  if (first.name === 'gradualRolloutUserId') return `gradualRolloutUserId, then remoteAddress${variants}`
+  if ((first.segments?.length ?? 0) > 0) return `flexibleRollout, 1-2 segments${variants}`
+  const constraints = first.constraints?.length ?? 0
+  if (constraints === 0) return `flexibleRollout${variants}`
+  if (constraints === 1 && first.constraints![0].contextName === 'environment') return `flexibleRollout, environment IN${variants}`
+  return `flexibleRollout, 3-6 constraints${variants}`
+}
+
+// Each flag alone, over the same 2,000 contexts, best of 3: ns per evaluation by kind, and the share of
+// all evaluations each kind takes.
+const breakdown = (evaluator: Evaluator): void => {
+  const sample = contexts.slice(0, 2000)
+  const perKind = new Map<string, number[]>()
+  for (const feature of features) {
+    let best = Number.POSITIVE_INFINITY
+    for (let r = 0; r < 3; r++) {
+      const started = process.hrtime.bigint()
+      for (const ctx of sample) evaluator.evaluate(feature.name, ctx)
+      best = Math.min(best, Number(process.hrtime.bigint() - started) / sample.length)
+    }
+    const kind = kindOf(feature)
+    perKind.set(kind, [...(perKind.get(kind) ?? []), best])
+  }
+  const total = [...perKind.values()].reduce((sum, list) => sum + list.reduce((a, b) => a + b, 0), 0)
+  const rows = [...perKind].sort((a, b) => b[1].length - a[1].length)
+  console.log('\nkind of flag                                         flags   median ns   mean ns   share of time')
+  for (const [kind, list] of rows) {
+    const sorted = [...list].sort((a, b) => a - b)
+    const sum = list.reduce((a, b) => a + b, 0)
+    console.log(`${kind.padEnd(50)} ${String(list.length).padStart(7)} ${sorted[Math.floor(sorted.length / 2)].toFixed(0).padStart(11)} ${(sum / list.length).toFixed(0).padStart(9)} ${`${((sum / total) * 100).toFixed(0)}%`.padStart(15)}`)
+  }
+  const all = [...perKind.values()].flat().sort((a, b) => a - b)
+  console.log(`every flag: median ${all[Math.floor(all.length / 2)].toFixed(0)} ns, mean ${(total / all.length).toFixed(0)} ns per evaluation`)
+}
+
 const main = async (): Promise<void> => {
   console.log(`node ${process.version}, ${os.cpus()[0]?.model ?? 'unknown cpu'} x${os.cpus().length}`)
   console.log(`${FLAGS} flags, ${segments.length} segments, ${CONTEXTS} contexts; ${BATCHES} batches of ${FLAGS_PER_BATCH} evaluations per engine`)
@@ -192,12 +237,19 @@ const main = async (): Promise<void> => {
   const compiled = heapUsed()
   console.log(`compiled ${FLAGS} flags in ${compileMs.toFixed(1)} ms; heapUsed: ${mb(compiled)} (evaluator: ${delta(compiled - generated)})`)
 
+  const ours = { label: 'ours  evaluate()  ', engine: (name: string, ctx: EvalContext) => evaluator.evaluate(name, ctx).enabled }
+  if (process.env.BENCH_ENGINES === 'ours') {
+    const [only] = measureAll([ours])
+    console.log(`ours: ${only.mean.toFixed(0)} ns mean, ${only.p50.toFixed(0)} ns p50 (batch), ${only.enabled} enabled`)
+    if (process.env.BENCH_BREAKDOWN) breakdown(evaluator)
+    return
+  }
   const sdk = await startOfflineSdk('bench', features, segments)
   // The SDK keeps the very feature objects it was given, so it adds little here.
   console.log(`unleash-client bootstrapped; heapUsed: ${mb(heapUsed())} (sdk: ${delta(heapUsed() - compiled)})`)
 
   const results = measureAll([
-    { label: 'ours  evaluate()  ', engine: (name, ctx) => evaluator.evaluate(name, ctx).enabled },
+    ours,
     { label: 'sdk   isEnabled() ', engine: (name, ctx) => sdk.isEnabled(name, ctx as Context) },
     { label: 'sdk   getVariant()', engine: (name, ctx) => sdk.getVariant(name, ctx as Context).feature_enabled === true },
   ])
@@ -209,12 +261,12 @@ const main = async (): Promise<void> => {
       `${r.label}   ${Math.round(r.evaluationsPerSecond).toLocaleString('en').padStart(11)}   ${r.mean.toFixed(0).padStart(12)}   ${r.p50.toFixed(0).padStart(11)}   ${r.p99.toFixed(0).padStart(11)}   ${r.enabled}`,
     )
   }
-  const [ours, isEnabled, getVariant] = results
+  const [oursResult, isEnabled, getVariant] = results
   const ratio = (sdk: Measurement) =>
-    `${(sdk.mean / ours.mean).toFixed(1)}x (mean), ${(sdk.p50 / ours.p50).toFixed(1)}x (p50), ${(sdk.p99 / ours.p99).toFixed(1)}x (p99)`
+    `${(sdk.mean / oursResult.mean).toFixed(1)}x (mean), ${(sdk.p50 / oursResult.p50).toFixed(1)}x (p50), ${(sdk.p99 / oursResult.p99).toFixed(1)}x (p99)`
   console.log(`\nsdk isEnabled() / ours:  ${ratio(isEnabled)}`)
   console.log(`sdk getVariant() / ours: ${ratio(getVariant)}`)
-  if (ours.enabled !== isEnabled.enabled || ours.enabled !== getVariant.enabled) {
+  if (oursResult.enabled !== isEnabled.enabled || oursResult.enabled !== getVariant.enabled) {
     console.log('WARNING: the engines disagree on the number of enabled evaluations')
   }
   console.log(`heapUsed at the end: ${mb(heapUsed())}`)

@@ -88,6 +88,7 @@ const perfRecord = (pid: number, file: string, ms: number) =>
 interface Tally {
   requests: number
   cpuMs: number
+  systemMs: number
   wallMs: number
   durationMs: number
   otherMs: number
@@ -131,7 +132,7 @@ const main = async () => {
     const rows: string[][] = []
     for (const c of cases) {
       for (const connections of CONNECTIONS) {
-        const tallies = subjects.map((): Tally => ({ requests: 0, cpuMs: 0, wallMs: 0, durationMs: 0, otherMs: 0 }))
+        const tallies = subjects.map((): Tally => ({ requests: 0, cpuMs: 0, systemMs: 0, wallMs: 0, durationMs: 0, otherMs: 0 }))
         const perRound: string[] = []
         for (let round = 0; round < ROUNDS; round++) {
           const roundRps: number[] = []
@@ -143,6 +144,7 @@ const main = async () => {
               headers = { ...c.headers, 'If-None-Match': String(own.headers.etag) }
             }
             let cpuStart = 0
+            let systemStart = 0
             let machineStart = 0
             let wallStart = 0
             let perf: Promise<void> | undefined
@@ -158,14 +160,18 @@ const main = async () => {
               onMeasureStart: () => {
                 wallStart = performance.now()
                 machineStart = sampleMachineCpu().busyMs
-                cpuStart = sampleProcess(subject.server.pid).cpuMs
+                const sample = sampleProcess(subject.server.pid)
+                cpuStart = sample.cpuMs
+                systemStart = sample.systemCpuMs
                 if (PERF_DIR && subject.ours) perf = perfRecord(subject.server.pid, path.join(PERF_DIR, `${c.name}-${connections}-${subject.label}-${round}.data`), DURATION_MS)
               },
               onMeasureEnd: () => {
-                const cpu = sampleProcess(subject.server.pid).cpuMs - cpuStart
+                const sample = sampleProcess(subject.server.pid)
+                const cpu = sample.cpuMs - cpuStart
                 const wall = performance.now() - wallStart
                 const t = tallies[i]
                 t.cpuMs += cpu
+                t.systemMs += sample.systemCpuMs - systemStart
                 t.wallMs += wall
                 t.otherMs += Math.max(0, sampleMachineCpu().busyMs - machineStart - cpu)
               },
@@ -193,6 +199,7 @@ const main = async () => {
           rows.push([
             `${c.name}, ${connections} conn: ${subject.label}`,
             fixed(cpu, 1),
+            `${fixed(((t.cpuMs - t.systemMs) * 1000) / t.requests, 1)} / ${fixed((t.systemMs * 1000) / t.requests, 1)}`,
             subject.ours ? `${fixed(cpu / bareCpu, 2)}x` : '',
             thousands(rps),
             subject.ours ? `${fixed(rps / bareRps, 2)}x` : '',
@@ -206,7 +213,7 @@ const main = async () => {
     }
     console.log('')
     console.log(
-      formatTable(['case: server', 'server CPU µs/resp', 'CPU vs bare', 'req/s', 'req/s vs bare', 'req/s vs bare per round', 'server CPU %', 'other CPU %'], rows),
+      formatTable(['case: server', 'server CPU µs/resp', 'user / system', 'CPU vs bare', 'req/s', 'req/s vs bare', 'req/s vs bare per round', 'server CPU %', 'other CPU %'], rows),
     )
     console.log(`load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`)
   } finally {

@@ -90,10 +90,11 @@ class StandInRequest {
     counts.uwsCalls++
     return this.query?.()
   }
-  getHeader(name: string) {
+  // The server passes names as strings or Buffers (which uWS reads without converting them).
+  getHeader(name: string | Buffer) {
     counts.uwsCalls++
     counts.headerReads++
-    return this.headers.get(name)?.() ?? ''
+    return this.headers.get(typeof name === 'string' ? name : nameOf(name))?.() ?? ''
   }
   forEach(cb: (key: string, value: string) => void) {
     counts.uwsCalls++
@@ -102,6 +103,13 @@ class StandInRequest {
       cb(k, v())
     }
   }
+}
+
+const names = new WeakMap<Buffer, string>()
+const nameOf = (key: Buffer): string => {
+  let name = names.get(key)
+  if (name === undefined) names.set(key, (name = key.toString('latin1')))
+  return name
 }
 
 const address = Buffer.from('127.0.0.1')
@@ -115,10 +123,10 @@ class StandInResponse {
     this.finished = true
     this.onEnd?.()
   }
-  writeStatus(status: string) {
+  writeStatus(status: string | Buffer) {
     counts.uwsCalls++
     counts.writes++
-    this.status = status
+    this.status = typeof status === 'string' ? status : nameOf(status)
     return this
   }
   writeHeader() {

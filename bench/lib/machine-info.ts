@@ -48,8 +48,9 @@ export interface ProcessSample {
   anonBytes: number
   // The highest RSS the process has had (VmHWM).
   peakRssBytes: number
-  // user + system time of all the process's threads since it started.
+  // user + system time of all the process's threads since it started, and the system part alone.
   cpuMs: number
+  systemCpuMs: number
 }
 
 // Linux only: /proc/<pid>/status (VmRSS) and /proc/<pid>/stat (utime, stime).
@@ -62,7 +63,8 @@ export const sampleProcess = (pid: number): ProcessSample => {
   // The command name (field 2) may hold spaces; the fields after its closing paren are fixed.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   const ticks = Number(fields[11]) + Number(fields[12])
-  return { rssBytes: rssKb * 1024, anonBytes: anonKb * 1024, peakRssBytes: peakKb * 1024, cpuMs: (ticks * 1000) / clockTicks() }
+  const systemMs = (Number(fields[12]) * 1000) / clockTicks()
+  return { rssBytes: rssKb * 1024, anonBytes: anonKb * 1024, peakRssBytes: peakKb * 1024, cpuMs: (ticks * 1000) / clockTicks(), systemCpuMs: systemMs }
 }
 
 export interface MachineCpuSample {

@@ -51,6 +51,7 @@ const luaString = (value: string): string => {
 }
 
 const marker = 'WRK-RESULT '
+const isLoopback = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)
 
 export const wrkScript = (method: string, headers: Record<string, string>, body: string | undefined): string =>
   [
@@ -147,6 +148,8 @@ export interface WrkLoadResult extends LoadResult {
 export const runWrk = async (wrk: Wrk, options: LoadOptions & { threads?: number }): Promise<WrkLoadResult> => {
   if (options.requestsFor) throw new Error('wrk sends one request on every connection: use runLoad() for requestsFor')
   const host = options.host ?? '127.0.0.1'
+  // As runLoad(): load goes to this machine only, unless the caller names another host on purpose.
+  if (!isLoopback(host) && !options.allowRemote) throw new Error(`refusing to send load to ${host}: benchmarks only target this machine`)
   const connections = Math.max(1, options.connections ?? 32)
   const threads = Math.max(1, Math.min(connections, options.threads ?? 1))
   const method = options.method ?? 'GET'

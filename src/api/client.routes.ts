@@ -3,6 +3,7 @@ import { DomainError, badData, notFound } from '../domain/errors.js'
 import type { Principal, Reply, Request, Route } from '../http/types.js'
 import type { ClientPayload, ClientQuery } from '../read/client-features.js'
 import { secretFrom, wrongTokenType } from '../http/auth.js'
+import { fixedHeaders } from '../http/fixed-headers.js'
 import type { Delta } from '../read/client-deltas.js'
 import { keepAlive } from '../read/client-streams.js'
 import { clientBulkMetricsSchema, clientMetricsSchema, clientRegisterSchema, type ClientMetrics, type ClientRegister } from '../schemas/client.js'
@@ -12,6 +13,7 @@ import { pastClientPayload, pastWorld } from './history.js'
 import { clientFeatureResponse, clientFeaturesResponse } from '../schemas/responses.js'
 import { flagSeenKey } from '../read/seen-times.js'
 import type { UsageReport } from '../read/feature-usage.js'
+import type { Feature } from '../domain/project-state.js'
 
 // The first registration of an application name is recorded (application-created); the SDK's answer
 // does not wait on anything else. A write refused now (a full disk) is tried again on the next one.
@@ -126,9 +128,9 @@ const headersFor = (payload: ClientPayload, inviteToStream: boolean): AnswerHead
     if (inviteToStream) plain['fetch-mode'] = 'streaming'
     // Shared by every answer: frozen, so none can change another's.
     headers = {
-      plain: Object.freeze(plain),
-      gzip: Object.freeze({ ...plain, 'content-encoding': 'gzip' }),
-      brotli: Object.freeze({ ...plain, 'content-encoding': 'br' }),
+      gzip: fixedHeaders({ ...plain, 'content-encoding': 'gzip' }),
+      brotli: fixedHeaders({ ...plain, 'content-encoding': 'br' }),
+      plain: fixedHeaders(plain),
     }
     made.set(payload, headers)
   }
@@ -184,16 +186,37 @@ const registrationFromHeaders = (req: Request, environment: string, now: string)
   }
 }
 
-// A flag that was evaluated: its last-seen time and lifecycle stage move.
-const foldSeen = (deps: ApiDeps, name: string, environment: string, now: string, counts: Omit<UsageReport, 'featureName' | 'environment'>) => {
-  for (const project of deps.reads.projects.values()) {
+// Which project each reported flag was found in: a metrics POST names every flag an SDK evaluated, and
+// finding each by walking every project made it O(flags x projects). A name is in one project at most
+// (names are unique across projects), so the remembered project is checked, and walked past only when
+// the flag is no longer there (moved, deleted) or was never found. Unknown names are not remembered.
+const maxRememberedFlags = 200_000
+const projectsOfFlags = new WeakMap<ApiDeps['reads'], Map<string, string>>()
+const findFlag = (deps: ApiDeps, name: string): Feature | undefined => {
+  let projectOfFlag = projectsOfFlags.get(deps.reads)
+  if (projectOfFlag === undefined) projectsOfFlags.set(deps.reads, (projectOfFlag = new Map()))
+  const known = projectOfFlag.get(name)
+  if (known !== undefined) {
+    const feature = deps.reads.projects.get(known)?.features.get(name)
+    if (feature) return feature
+  }
+  for (const [id, project] of deps.reads.projects) {
     const feature = project.features.get(name)
     if (!feature) continue
-    deps.lastSeen.record(flagSeenKey(name, environment), now)
-    deps.lifecycleStages.observeMetrics(feature, deps.reads.instance.environments.get(environment), now)
-    deps.usage.record({ ...counts, featureName: name, environment })
-    return
+    if (projectOfFlag.size >= maxRememberedFlags) projectOfFlag.clear()
+    projectOfFlag.set(name, id)
+    return feature
   }
+  return undefined
+}
+
+// A flag that was evaluated: its last-seen time and lifecycle stage move.
+const foldSeen = (deps: ApiDeps, name: string, environment: string, now: string, counts: Omit<UsageReport, 'featureName' | 'environment'>) => {
+  const feature = findFlag(deps, name)
+  if (!feature) return
+  deps.lastSeen.record(flagSeenKey(name, environment), now)
+  deps.lifecycleStages.observeMetrics(feature, deps.reads.instance.environments.get(environment), now)
+  deps.usage.record({ ...counts, featureName: name, environment })
 }
 
 // One way to record an SDK's metrics, backend or frontend (Unleash 8.2 records both alike): the instance

@@ -10,6 +10,7 @@ import { recordApplication, recordClientMetrics } from './client.routes.js'
 import { empty, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
 import { parseJsonBody } from '../http/json-body.js'
+import { fixedHeaders } from '../http/fixed-headers.js'
 import { frontendResponse } from '../schemas/responses.js'
 
 const topLevel = new Set(['appName', 'environment', 'userId', 'sessionId', 'remoteAddress', 'currentTime'])
@@ -65,7 +66,7 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
     if (req.header('if-none-match') === found.etag) return notModified
     let reply = replies.get(found)
     if (reply === undefined) {
-      const headers = Object.freeze({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', etag: found.etag })
+      const headers = fixedHeaders({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', etag: found.etag })
       replies.set(found, (reply = Object.freeze({ status: 200, body: found.body, headers })))
     }
     return reply

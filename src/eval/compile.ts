@@ -49,6 +49,22 @@ export interface CompiledStrategy {
 }
 
 export interface CompiledFeature {
+  // What an evaluation reads, first (the object's first cache line or two): in the frontend API and the
+  // playground every flag is evaluated in turn, and most of an evaluation's time is cache misses.
+  // How to evaluate it: off (not on in the environment, or no strategy list), one pass over its
+  // strategies (no dependencies, at least one active strategy), or the general way.
+  mode: EvaluationMode
+  // The first active strategy's test, variants and their results.
+  firstTest: ContextTest
+  firstVariants: CompiledVariants | undefined
+  onWithoutVariant: EvalResult
+  off: EvalResult
+  strategyCount: number
+  firstVariantResults: EvalResult[]
+  variants: CompiledVariants | undefined
+  variantResults: EvalResult[]
+  live: boolean
+  hasDependencies: boolean
   source: EvalFeature
   name: string
   projectId: string
@@ -58,15 +74,11 @@ export interface CompiledFeature {
   strategies: CompiledStrategy[]
   // What an SDK sees: disabled strategies are never sent to it.
   activeStrategies: CompiledStrategy[]
-  variants: CompiledVariants | undefined
-  variantResults: EvalResult[]
   dependencies: EvalDependency[]
   // For the playground's edit links.
   encodedName: string
   encodedProjectId: string
   segmentIds: number[]
-  off: EvalResult
-  onWithoutVariant: EvalResult
   // Each result with enabled: true this flag can give, as the frontend API's toggle JSON, serialised here once.
   toggleJson: ReadonlyMap<EvalResult, string>
   // The playground's constant parts (explain.ts): `{"name":..,"projectId":..,"strategies":{"result":`, the
@@ -76,8 +88,22 @@ export interface CompiledFeature {
   variantsJson: string
 }
 
+export const enum EvaluationMode {
+  Off = 0,
+  Strategies = 1,
+  General = 2,
+}
+
 const frozenResult = (enabled: boolean, variant: EvalResult['variant'], impressionData: boolean): EvalResult =>
   Object.freeze({ enabled, variant, impressionData })
+
+// The results without a variant are the same for every flag (by impressionData): shared, so that an
+// evaluation that ends on one reads an object every other evaluation keeps in cache. Results are
+// frozen, and what is kept per flag and result (toggleJson, variantJson) is kept per flag.
+const on = frozenResult(true, disabledVariant(true), false)
+const onWithImpressions = frozenResult(true, disabledVariant(true), true)
+const offPlain = frozenResult(false, disabledVariant(false), false)
+const offWithImpressions = frozenResult(false, disabledVariant(false), true)
 
 // `{...value,"result":` for a JSON object value: the result follows.
 const withResultKey = (value: object): string => {
@@ -192,9 +218,9 @@ export const compileFeature = (
   const definitions = Array.isArray(source.variants) ? source.variants : []
   const variants =
     definitions.length > 0 ? compileVariants(definitions, source.name, definitions[0].stickiness ?? undefined, env.random) : undefined
-  const onWithoutVariant = frozenResult(true, disabledVariant(true), impressionData)
+  const onWithoutVariant = impressionData ? onWithImpressions : on
   const variantResults = definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData))
-  const off = frozenResult(false, disabledVariant(false), impressionData)
+  const off = impressionData ? offWithImpressions : offPlain
   const toggleJson = new Map<EvalResult, string>()
   // The playground's variant as Unleash 8.2 writes it (side by side): featureEnabled only on the variants
   // of the flag itself (and the disabled one of a flag that is on); a strategy's variant and the
@@ -211,22 +237,33 @@ export const compileFeature = (
     variantJson.set(result, JSON.stringify(variant))
   }
   const projectId = source.project ?? 'default'
+  const activeStrategies = strategies.filter((s) => !s.isDisabled)
+  const dependencies = source.dependencies ?? []
+  const first = activeStrategies[0]
+  const live = !!source.enabled && Array.isArray(source.strategies)
   return {
+    mode: !live ? EvaluationMode.Off : dependencies.length === 0 && first !== undefined ? EvaluationMode.Strategies : EvaluationMode.General,
+    firstTest: first?.test ?? never,
+    firstVariants: first?.variants,
+    onWithoutVariant,
+    off,
+    strategyCount: activeStrategies.length,
+    firstVariantResults: first?.variantResults ?? [],
+    variants,
+    variantResults,
+    live,
+    hasDependencies: dependencies.length > 0,
     source,
     name: source.name,
     projectId,
     isEnabledInEnvironment: !!source.enabled,
     hasStrategyList: Array.isArray(source.strategies),
     strategies,
-    activeStrategies: strategies.filter((s) => !s.isDisabled),
-    variants,
-    variantResults,
-    dependencies: source.dependencies ?? [],
+    activeStrategies,
+    dependencies,
     encodedName: encodeURIComponent(source.name),
     encodedProjectId: encodeURIComponent(projectId),
     segmentIds: [...new Set(strategies.flatMap((s) => s.segments.map((ref) => ref.id)))],
-    off,
-    onWithoutVariant,
     toggleJson,
     explainHead: `{"name":${JSON.stringify(source.name)},"projectId":${JSON.stringify(projectId)},"strategies":{"result":`,
     variantJson,

@@ -1,5 +1,5 @@
 import os from 'node:os'
-import { compileFeature, compileSegment, type CompiledFeature, type CompiledSegment } from './compile.js'
+import { compileFeature, compileSegment, EvaluationMode, type CompiledFeature, type CompiledSegment } from './compile.js'
 import { Utf8Builder } from './utf8-builder.js'
 import { explainFeature } from './explain.js'
 import { clockWatch } from './operators.js'
@@ -20,12 +20,25 @@ const flagVariant = (feature: CompiledFeature, ctx: EvalContext): EvalResult => 
 
 // Unleash: SDK client.ts isFeatureEnabled + resolveVariant in one pass.
 // The first true strategy wins; its variants, if it selects one, beat the flag's.
+// The first strategy is read from the feature itself (CompiledFeature's hot fields), the rest from the list.
 const evaluateFeature = (feature: CompiledFeature, ctx: EvalContext, features: FeatureMap): EvalResult => {
-  if (!feature.isEnabledInEnvironment || !feature.hasStrategyList) return feature.off
-  if (feature.dependencies.length > 0 && !areDependenciesSatisfied(feature, ctx, features)) return feature.off
+  const mode = feature.mode
+  if (mode === EvaluationMode.Off) return feature.off
+  if (mode === EvaluationMode.General) {
+    if (feature.hasDependencies && !areDependenciesSatisfied(feature, ctx, features)) return feature.off
+    if (feature.strategyCount === 0) return flagVariant(feature, ctx)
+  }
+  const count = feature.strategyCount
+  if (feature.firstTest(ctx)) {
+    const variants = feature.firstVariants
+    if (variants !== undefined) {
+      const i = variants.select(ctx)
+      if (i >= 0) return feature.firstVariantResults[i]
+    }
+    return flagVariant(feature, ctx)
+  }
   const strategies = feature.activeStrategies
-  if (strategies.length === 0) return flagVariant(feature, ctx)
-  for (let s = 0; s < strategies.length; s++) {
+  for (let s = 1; s < count; s++) {
     const strategy = strategies[s]
     if (!strategy.test(ctx)) continue
     if (strategy.variants !== undefined) {
@@ -41,7 +54,7 @@ const evaluateFeature = (feature: CompiledFeature, ctx: EvalContext, features: F
 // of its own never satisfies, which also stops cycles.
 const isDependencySatisfied = (dependency: EvalDependency, ctx: EvalContext, features: FeatureMap): boolean => {
   const parent = features.get(dependency.feature)
-  if (parent === undefined || parent.dependencies.length > 0) return false
+  if (parent === undefined || parent.hasDependencies) return false
   const parentResult = evaluateFeature(parent, ctx, features)
   if (dependency.enabled === false) return !parentResult.enabled
   if (dependency.variants && dependency.variants.length > 0) {

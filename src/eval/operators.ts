@@ -20,7 +20,12 @@ const environmentOf: ContextLookup = (ctx) => {
   return v === undefined || v === null ? stringOf(ctx.properties?.environment) : stringOf(v)
 }
 
-// Unleash: SDK helpers.ts resolveContextValue; top-level keys shadow properties.
+// Unleash: SDK helpers.ts resolveContextValue; top-level keys shadow properties. One function for every
+// field, not a closure per field: a test calls it with its field, and an evaluation reaches one closure
+// and its context per constraint instead of two.
+export const valueOf = (ctx: EvalContext, field: string): string | undefined =>
+  field === 'environment' ? environmentOf(ctx) : stringOf(ctx[field] ?? ctx.properties?.[field])
+
 export const contextLookup = (field: string): ContextLookup => {
   if (field === 'environment') return environmentOf
   return (ctx) => stringOf(ctx[field] ?? ctx.properties?.[field])
@@ -52,15 +57,15 @@ const cleanValues = (values: unknown): string[] =>
 
 const negate = (test: ContextTest): ContextTest => (test === always ? never : test === never ? always : (ctx) => !test(ctx))
 
-const inTest = (lookup: ContextLookup, values: string[]): ContextTest => {
+const inTest = (field: string, values: string[]): ContextTest => {
   if (values.length === 0) return never
   if (values.length === 1) {
     const only = values[0]
-    return (ctx) => lookup(ctx) === only
+    return (ctx) => valueOf(ctx, field) === only
   }
   const set = new Set(values)
   return (ctx) => {
-    const c = lookup(ctx)
+    const c = valueOf(ctx, field)
     return c !== undefined && set.has(c)
   }
 }
@@ -72,12 +77,12 @@ const stringMatches: Record<string, StringMatch> = {
   STR_CONTAINS: (c, v) => c.includes(v),
 }
 
-const stringTest = (lookup: ContextLookup, match: StringMatch, constraint: EvalConstraint): ContextTest => {
+const stringTest = (field: string, match: StringMatch, constraint: EvalConstraint): ContextTest => {
   const isCaseInsensitive = constraint.caseInsensitive === true
   const values = cleanValues(constraint.values).map((v) => (isCaseInsensitive ? v.toLocaleLowerCase() : v))
   if (values.length === 0) return never
   return (ctx) => {
-    let c = lookup(ctx)
+    let c = valueOf(ctx, field)
     if (c === undefined) return false
     if (isCaseInsensitive) c = c.toLocaleLowerCase()
     for (let i = 0; i < values.length; i++) if (match(c, values[i])) return true
@@ -94,11 +99,11 @@ const numberComparisons: Record<string, Comparison> = {
   NUM_LTE: (a, b) => a <= b,
 }
 
-const numberTest = (lookup: ContextLookup, compare: Comparison, value: unknown): ContextTest => {
+const numberTest = (field: string, compare: Comparison, value: unknown): ContextTest => {
   const target = Number(value)
   if (Number.isNaN(target)) return never
   // Number(undefined) is NaN, and NaN fails every comparison, as in the SDK.
-  return (ctx) => compare(Number(lookup(ctx)), target)
+  return (ctx) => compare(Number(valueOf(ctx, field)), target)
 }
 
 const dateTest = (operator: string, value: unknown): ContextTest => {
@@ -128,12 +133,12 @@ const parseSemver = (version: unknown): SemVer | undefined => {
 // cost of a semver constraint; each constraint keeps a small bounded memo.
 const SEMVER_MEMO_SIZE = 256
 
-const semverTest = (lookup: ContextLookup, accepts: (order: number) => boolean, value: unknown): ContextTest => {
+const semverTest = (field: string, accepts: (order: number) => boolean, value: unknown): ContextTest => {
   const target = parseSemver(value)
   if (target === undefined) return never
   const memo = new Map<string, boolean>()
   return (ctx) => {
-    const c = lookup(ctx)
+    const c = valueOf(ctx, field)
     // Unleash: SDK isValidSemver also refuses a leading 'v' that semver would accept.
     if (!c || c.startsWith('v')) return false
     let result = memo.get(c)
@@ -147,7 +152,7 @@ const semverTest = (lookup: ContextLookup, accepts: (order: number) => boolean, 
   }
 }
 
-const regexTest = (lookup: ContextLookup, constraint: EvalConstraint): ContextTest => {
+const regexTest = (field: string, constraint: EvalConstraint): ContextTest => {
   if (typeof constraint.value !== 'string') return never
   let regex: RE2JS
   try {
@@ -157,7 +162,7 @@ const regexTest = (lookup: ContextLookup, constraint: EvalConstraint): ContextTe
     return never
   }
   return (ctx) => {
-    const c = lookup(ctx)
+    const c = valueOf(ctx, field)
     return c !== undefined && regex.test(c)
   }
 }
@@ -227,13 +232,13 @@ export const isInIpv4Network = (quad: number, network: Ipv4Network): boolean =>
 const defined = <T>(v: T | undefined): v is T => v !== undefined
 
 // Unleash: SDK CidrOperator; equal, or inside a network of the same family.
-const cidrTest = (lookup: ContextLookup, values: string[]): ContextTest => {
+const cidrTest = (field: string, values: string[]): ContextTest => {
   const networks4 = values.map(ipv4Network).filter(defined)
   const ranges6 = values.map(parseAddress6).filter(defined)
   const forms6 = ranges6.map((r) => r.correctForm())
   if (networks4.length === 0 && ranges6.length === 0) return never
   return (ctx) => {
-    const c = lookup(ctx)
+    const c = valueOf(ctx, field)
     if (c === undefined) return false
     // An IPv4 address never contains ':' and an IPv6 one always does.
     if (c.includes(':')) {
@@ -260,22 +265,22 @@ const cidrTest = (lookup: ContextLookup, values: string[]): ContextTest => {
 
 const operatorTest = (constraint: EvalConstraint): ContextTest | undefined => {
   const { operator } = constraint
-  const lookup = contextLookup(constraint.contextName)
+  const field = constraint.contextName
   switch (operator) {
     case 'IN':
-      return inTest(lookup, cleanValues(constraint.values))
+      return inTest(field, cleanValues(constraint.values))
     case 'NOT_IN':
-      return negate(inTest(lookup, cleanValues(constraint.values)))
+      return negate(inTest(field, cleanValues(constraint.values)))
     case 'STR_STARTS_WITH':
     case 'STR_ENDS_WITH':
     case 'STR_CONTAINS':
-      return stringTest(lookup, stringMatches[operator], constraint)
+      return stringTest(field, stringMatches[operator], constraint)
     case 'NUM_EQ':
     case 'NUM_GT':
     case 'NUM_GTE':
     case 'NUM_LT':
     case 'NUM_LTE':
-      return numberTest(lookup, numberComparisons[operator], constraint.value)
+      return numberTest(field, numberComparisons[operator], constraint.value)
     case 'DATE_AFTER':
     case 'DATE_BEFORE':
       return dateTest(operator, constraint.value)
@@ -284,11 +289,11 @@ const operatorTest = (constraint: EvalConstraint): ContextTest | undefined => {
     case 'SEMVER_GTE':
     case 'SEMVER_LT':
     case 'SEMVER_LTE':
-      return semverTest(lookup, semverOrders[operator], constraint.value)
+      return semverTest(field, semverOrders[operator], constraint.value)
     case 'REGEX':
-      return regexTest(lookup, constraint)
+      return regexTest(field, constraint)
     case 'IN_CIDR':
-      return cidrTest(lookup, cleanValues(constraint.values))
+      return cidrTest(field, cleanValues(constraint.values))
     default:
       return undefined
   }

@@ -1,4 +1,4 @@
-import { normalizedValue, VARIANT_SEED } from './hash.js'
+import { prefixHasher, VARIANT_SEED } from './hash.js'
 import { contextLookup, type ContextLookup } from './operators.js'
 import type { EvalContext, EvalVariant, EvalVariantResult } from './types.js'
 
@@ -77,7 +77,7 @@ export const compileVariants = (
   }
   const overrides = overridesOf(definitions)
   const seed = seedOf(stickiness, random)
-  const prefix = `${groupId}:`
+  const bucket = prefixHasher(`${groupId}:`, VARIANT_SEED)
   return {
     definitions,
     select: (ctx) => {
@@ -86,7 +86,7 @@ export const compileVariants = (
         const c = o.lookup(ctx)
         if (c !== undefined && o.values.has(c)) return o.index
       }
-      const target = normalizedValue(prefix + seed(ctx), total, VARIANT_SEED)
+      const target = bucket(seed(ctx), total)
       for (let i = 0; i < weights.length; i++) {
         if (weights[i] !== 0 && !(cumulative[i] < target)) return i
       }

@@ -65,3 +65,8 @@ const statusLines: string[] = []
 for (const [status, phrase] of Object.entries(reasonPhrases)) statusLines[Number(status)] = `${status} ${phrase}`
 
 export const statusLine = (status: number): string => statusLines[status] ?? `${status} Unknown`
+
+// The same as bytes, for uWS (which copies a string argument into UTF-8 first).
+const statusLineBuffers: Buffer[] = []
+for (const status in statusLines) statusLineBuffers[Number(status)] = Buffer.from(statusLines[status])
+export const statusLineBytes = (status: number): Buffer | string => statusLineBuffers[status] ?? statusLine(status)

@@ -1,7 +1,8 @@
 import t from 'tap'
 import { normalizedStrategyValue, normalizedVariantValue } from 'unleash-client/lib/strategy/util.js'
 import { mulberry32 } from '../../bench/lib/seeded-random.js'
-import { hash32, normalizedValue, STRATEGY_SEED, VARIANT_SEED } from '../../src/eval/hash.js'
+import murmurhash3js from 'murmurhash3js'
+import { hash32, normalizedValue, prefixHasher, STRATEGY_SEED, VARIANT_SEED } from '../../src/eval/hash.js'
 
 // What a bucket is, asserted by behaviour: known inputs land where SEMANTICS §1.2 and the client
 // specification put them, and seeded random inputs land where the real Node SDK puts them.
@@ -56,4 +57,30 @@ t.test('non-ASCII keys keep the murmurhash3js quirk (low byte of each UTF-16 uni
   // 'ø' is U+00F8 and 'Ǹ' is U+01F8: same low byte, same bucket, in ours and in the SDK.
   t.equal(normalizedValue('g:ø', 100, STRATEGY_SEED), normalizedValue('g:Ǹ', 100, STRATEGY_SEED))
   t.equal(normalizedStrategyValue('ø', 'g'), normalizedStrategyValue('Ǹ', 'g'))
+})
+
+t.test('hash32 equals murmurhash3js for 20,000 seeded keys of every length from 0 to 40, any seed', async (t) => {
+  const rand = mulberry32(0x5eed)
+  let differing = 0
+  for (let i = 0; i < 20_000; i++) {
+    const length = i % 41
+    let key = ''
+    for (let j = 0; j < length; j++) key += String.fromCharCode(rand() < 0.8 ? 32 + Math.floor(rand() * 95) : Math.floor(rand() * 0xffff))
+    const seed = i % 3 === 0 ? 0 : i % 3 === 1 ? VARIANT_SEED : Math.floor(rand() * 2 ** 32)
+    if (hash32(key, seed) !== murmurhash3js.x86.hash32(key, seed)) differing++
+  }
+  t.equal(differing, 0)
+})
+
+t.test('a prefix hashed once gives the bucket of prefix + id, for prefixes of 0 to 9 characters', async (t) => {
+  const rand = mulberry32(0x9f1)
+  let differing = 0
+  for (let i = 0; i < 10_000; i++) {
+    const prefix = randomKey(rand).slice(0, i % 10)
+    const id = i % 7 === 0 ? '' : randomKey(rand)
+    const seed = i % 2 === 0 ? STRATEGY_SEED : VARIANT_SEED
+    const normalizer = 1 + Math.floor(rand() * 1000)
+    if (prefixHasher(prefix, seed)(id, normalizer) !== normalizedValue(`${prefix}${id}`, normalizer, seed)) differing++
+  }
+  t.equal(differing, 0)
 })

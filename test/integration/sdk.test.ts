@@ -131,6 +131,26 @@ t.test('SDK registration and metrics are accepted and set lastSeenAt on the flag
   if (apps.status === 200) t.ok(JSON.stringify(apps.body).includes('metrics-app'), 'the application is known')
 })
 
+t.test('a flag reported again after it moved to another project is seen in its new project', async (t) => {
+  // The metrics route remembers the project each reported flag was found in; a move must not lose it.
+  expectOk(await createProject(server, { id: 'sdk-moved-to', name: 'Moved to' }), 'a second project')
+  await createEnabledFeature(server, P, 'sdk-mover')
+  const allProjects = await clientToken(server, ['*'])
+  const report = (name: string) => ({ appName: 'mover-app', instanceId: 'i-1', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: { [name]: { yes: 1, no: 0 } } } })
+  t.equal((await sendClientMetrics(server, allProjects, report('sdk-mover'))).status, 202)
+  t.match(await eventually(async () => envOf((await getFeature(server, P, 'sdk-mover')).body, 'development').lastSeenAt, 3000), /^\d{4}-/, 'seen in its first project')
+  expectOk(await api(server, 'POST', `/api/admin/projects/${P}/features/sdk-mover/changeProject`, { newProjectId: 'sdk-moved-to' }), 'moved')
+  const moved = await getFeature(server, 'sdk-moved-to', 'sdk-mover')
+  const before = envOf(moved.body, 'development')?.lastSeenAt ?? null
+  await sleep(20)
+  t.equal((await sendClientMetrics(server, allProjects, report('sdk-mover'))).status, 202)
+  const after = await eventually(async () => {
+    const seen = envOf((await getFeature(server, 'sdk-moved-to', 'sdk-mover')).body, 'development')?.lastSeenAt ?? null
+    return seen !== null && seen !== before ? seen : undefined
+  }, 3000)
+  t.match(after, /^\d{4}-/, 'seen again in its new project')
+})
+
 t.test('register and metrics POSTs answer 202', async (t) => {
   const register = await registerClient(server, token, {
     appName: 'plain-http',
