@@ -12,7 +12,9 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { uwsBuild } from '../src/http/uws.js'
 import { AdminApi } from './lib/admin-api.js'
-import { startConstantServer, startFlagServer, tempDir, type ChildServer, type ConstantRoute } from './lib/child-server.js'
+import { flagServerEnv, flagServerScript, startChildServer, startConstantServer, startFlagServer, tempDir, type ChildServer, type ConstantRoute, type FlagServerOptions } from './lib/child-server.js'
+import type { MemoryReport } from './lib/memory-probe.js'
+import { memoryReport, probeArgs, startTimed, type TimedStart } from './lib/restart.js'
 import { fixed, formatTable, ratio, thousands } from './lib/format-table.js'
 import { LatencyHistogram } from './lib/latency-histogram.js'
 import { machineInfo, sampleMachineCpu, sampleProcess, describeMachine } from './lib/machine-info.js'
@@ -23,10 +25,12 @@ import { describeSeeding, seedFlags, type SeedingReport, type SeedMethod } from 
 import { runLoad, type LoadOptions, type RequestSpec } from './lib/run-load.js'
 import { findWrk, runWrk } from './lib/wrk.js'
 
-// `creates` adds flags: it runs last, so that every other case sees exactly --flags flags.
+// `creates` adds flags: it runs last, so that every other case sees exactly --flags flags. `restart` (ours
+// only) stops our server cleanly, starts it again on its data and times the first client features, then
+// reports its memory; the cases after it run on the restarted server.
 // Past this many flags the playground case runs only when --cases names it.
 const playgroundUpTo = 20_000
-const allCases = ['eval', 'client', 'client_gzip', 'client_304', 'frontend', 'playground', 'writes', 'creates'] as const
+const allCases = ['eval', 'client', 'client_gzip', 'client_304', 'frontend', 'playground', 'writes', 'restart', 'creates'] as const
 type CaseName = (typeof allCases)[number]
 
 const usage = `npm run bench -- [options]
@@ -524,6 +528,75 @@ const evalTable = (engines: EvalEngine[]) =>
     engines.map((e) => [e.label, thousands(e.evaluationsPerSecond), fixed(e.mean, 0), fixed(e.p50, 0), fixed(e.p99, 0), fixed(e.p999, 0), thousands(e.enabled)]),
   )
 
+// ---------------------------------------------------------------- restart
+
+interface RestartReport {
+  flags: number
+  stopMs: number
+  start: Omit<TimedStart, 'server'>
+  // After two full collections: an empty server's, ours after the restart, and after one frontend request
+  // (the evaluator compiled for the environment).
+  memory: { empty: MemoryReport; restarted: MemoryReport; withEvaluator: MemoryReport }
+  heapBytesPerFlag: number
+  heapBytesPerFlagWithEvaluator: number
+  loadAverage: number[]
+}
+
+const MiB = 2 ** 20
+
+// Stops our server cleanly (the snapshot set is written), measures an empty server's memory on its own data
+// directory for reference, then starts ours again on its data with the memory probe; it replaces ours
+// in `servers` for the cases after it.
+const restartStep = async (subject: Server, servers: Server[], ours: FlagServerOptions): Promise<[Server, RestartReport]> => {
+  progress(`restart: stopping our server at ${thousands(FLAGS)} flags cleanly ...`)
+  const stopBegan = performance.now()
+  await subject.stop()
+  const stopMs = performance.now() - stopBegan
+  progress('restart: an empty server for reference ...')
+  const emptyRoot = tempDir('flag-bench-empty-')
+  let empty: MemoryReport
+  try {
+    const emptyServer = await startChildServer({ name: 'empty flag server', script: flagServerScript(ours), nodeArgs: probeArgs, env: flagServerEnv(ours, path.join(emptyRoot, 'data')) })
+    empty = await memoryReport(emptyServer).finally(() => emptyServer.stop())
+  } finally {
+    rmSync(emptyRoot, { recursive: true, force: true })
+  }
+  progress(`restart: starting our server on its ${thousands(FLAGS)} flags ...`)
+  const { server, ...start } = await startTimed({ script: flagServerScript(ours), env: flagServerEnv(ours, ours.dataDir!), nodeArgs: [...probeArgs, ...(ours.nodeArgs ?? [])], clientToken })
+  const restarted = await memoryReport(server)
+  const frontend = await fetch(`${server.url}/api/frontend`, { method: 'POST', headers: { authorization: frontendToken, 'content-type': 'application/json' }, body: JSON.stringify({ context }) })
+  await frontend.arrayBuffer()
+  if (frontend.status !== 200) throw new Error(`POST /api/frontend after the restart: ${frontend.status}`)
+  const withEvaluator = await memoryReport(server)
+  const restartedServer = fromChild('ours', server)
+  servers[servers.indexOf(subject)] = restartedServer
+  const perFlag = (report: MemoryReport) => (report.heapUsed - empty.heapUsed) / FLAGS
+  return [
+    restartedServer,
+    { flags: FLAGS, stopMs, start, memory: { empty, restarted, withEvaluator }, heapBytesPerFlag: perFlag(restarted), heapBytesPerFlagWithEvaluator: perFlag(withEvaluator), loadAverage: os.loadavg() },
+  ]
+}
+
+const describeRestart = (r: RestartReport) => {
+  const s = (ms: number) => fixed(ms / 1000, 2)
+  const row = (label: string, m: MemoryReport, perFlag: string) => [label, fixed(m.rss / MiB, 0), fixed(m.rssAnon / MiB, 0), fixed(m.rssFile / MiB, 0), fixed(m.heapUsed / MiB, 0), perFlag, fixed(m.arrayBuffers / MiB, 0)]
+  return [
+    `restart at ${thousands(r.flags)} flags (load ${r.loadAverage.map((l) => fixed(l, 2)).join(' ')}): clean stop ${s(r.stopMs)} s; ` +
+      `${s(r.start.firstFeaturesMs)} s to the first client features (${s(r.start.listeningMs)} s to listening, ${s(r.start.headersMs)} s to its headers; ` +
+      `server CPU ${s(r.start.cpuMs)} s, ${s(r.start.mainCpuMs)} s of it on the main thread; body ${fixed(r.start.bodyBytes / MiB, 1)} MiB)`,
+    r.start.startUpLine,
+    '',
+    formatTable(
+      ['memory after full GC', 'RSS MiB', 'anon MiB', 'file MiB', 'heap used MiB', 'heap B/flag', 'buffers MiB'],
+      [
+        row('empty server', r.memory.empty, '-'),
+        row('after the restart', r.memory.restarted, fixed(r.heapBytesPerFlag, 0)),
+        row('+ one frontend request (evaluator compiled)', r.memory.withEvaluator, fixed(r.heapBytesPerFlagWithEvaluator, 0)),
+      ],
+    ),
+  ].join('\n')
+}
+
 // ---------------------------------------------------------------- main
 
 const main = async () => {
@@ -551,6 +624,9 @@ const main = async () => {
   const features = realisticFeatures(FLAGS)
   let targetVersion: string | undefined
   const httpSelected = selected.filter((c) => c !== 'eval')
+  let ours: FlagServerOptions | undefined
+  let dataRoot: string | undefined
+  let restart: RestartReport | undefined
   try {
     if (httpSelected.length > 0) {
       let subject: Server
@@ -570,7 +646,9 @@ const main = async () => {
           UNLEASH_FEATURE_FLAGS_LIMIT: String(FLAGS + 1_000_000),
           MAX_BODY_BYTES: String(16 * 2 ** 20),
         }
-        subject = fromChild('ours', await startFlagServer({ adminToken, clientToken, env, nodeArgs }))
+        dataRoot = tempDir('flag-bench-')
+        ours = { adminToken, clientToken, env, nodeArgs, dataDir: path.join(dataRoot, 'data') }
+        subject = fromChild('ours', await startFlagServer(ours))
       }
       servers.push(subject)
       const baseUrl = `http://${subject.host}:${subject.port}${subject.base}`
@@ -598,6 +676,7 @@ const main = async () => {
       const steps = httpCases.reduce((n, c) => n + (c.baseline ? 2 : 1) * ROUNDS, 0)
       let step = 0
       for (const c of httpCases) {
+        if (c.name === 'creates' && has('restart') && ours) [subject, restart] = await restartStep(subject, servers, ours)
         const against = c.baseline ? servers : [subject]
         const runs = against.map(() => newRun())
         for (let round = 0; round < ROUNDS; round++) {
@@ -609,10 +688,12 @@ const main = async () => {
         }
         against.forEach((server, i) => results.push(summarise(c, server, runs[i])))
       }
+      if (has('restart') && !has('creates') && ours) [subject, restart] = await restartStep(subject, servers, ours)
     }
   } finally {
     endProgress()
     for (const server of servers.reverse()) await server.stop()
+    if (dataRoot !== undefined) rmSync(dataRoot, { recursive: true, force: true })
   }
 
   const report = {
@@ -623,6 +704,7 @@ const main = async () => {
     options: { flags: FLAGS, seed: SEED, connections: CONNECTIONS, durationSeconds: DURATION_MS / 1000, warmupSeconds: WARMUP_MS / 1000, rounds: ROUNDS, loadThreads: WORKERS, loadGenerator: wrk ? `wrk ${wrk.version}` : 'node', cases: selected, target: target?.href ?? null },
     dataset: { generator: 'bench/lib/realistic-features.ts', seed: 20240601, flags: FLAGS, project: 'default', environment: 'development', context },
     seeding: seeding ?? null,
+    restart: restart ?? null,
     http: results,
     disk: disk ?? null,
     eval: evalResult ?? null,
@@ -630,6 +712,7 @@ const main = async () => {
 
   const sections: string[] = []
   if (seeding) sections.push(describeSeeding(seeding))
+  if (restart) sections.push(describeRestart(restart))
   if (results.length > 0) sections.push(httpTable(results))
   if (disk) {
     const writes = results.find((r) => r.case === 'writes') ?? results.find((r) => r.case === 'creates')

@@ -83,32 +83,42 @@ export interface FlagServerOptions {
   nodeArgs?: string[]
   // Another build's main.js (BENCH_SERVER_MAIN: an older commit's dist/, say); by default this one's.
   script?: string
+  // A data directory the caller keeps (to restart on it); by default a temp directory removed at stop.
+  dataDir?: string
 }
 
-// Our server from dist/, on a free loopback port and a temp data directory removed at stop.
+export const flagServerScript = (options: Pick<FlagServerOptions, 'script'>): string => options.script ?? path.join(here, '..', '..', 'src', 'main.js')
+
+// The environment our server is started with: a free loopback port, the data directory and the tokens.
+export const flagServerEnv = (options: FlagServerOptions, dataDir: string): Record<string, string> => ({
+  HTTP_HOST: '127.0.0.1',
+  HTTP_PORT: '0',
+  DATA_DIR: dataDir,
+  INIT_ADMIN_API_TOKENS: options.adminToken,
+  INIT_CLIENT_API_TOKENS: options.clientToken,
+  ...options.env,
+})
+
+// Our server from dist/, on a free loopback port and a temp data directory removed at stop (or options.dataDir).
 export const startFlagServer = async (options: FlagServerOptions): Promise<ChildServer> => {
-  const root = tempDir('flag-bench-')
+  const root = options.dataDir === undefined ? tempDir('flag-bench-') : undefined
+  const removeRoot = () => {
+    if (root !== undefined) rmSync(root, { recursive: true, force: true })
+  }
   const server = await startChildServer({
     name: 'flag server',
-    script: options.script ?? path.join(here, '..', '..', 'src', 'main.js'),
+    script: flagServerScript(options),
     nodeArgs: options.nodeArgs,
-    env: {
-      HTTP_HOST: '127.0.0.1',
-      HTTP_PORT: '0',
-      DATA_DIR: path.join(root, 'data'),
-      INIT_ADMIN_API_TOKENS: options.adminToken,
-      INIT_CLIENT_API_TOKENS: options.clientToken,
-      ...options.env,
-    },
+    env: flagServerEnv(options, options.dataDir ?? path.join(root!, 'data')),
   }).catch((error: unknown) => {
-    rmSync(root, { recursive: true, force: true })
+    removeRoot()
     throw error
   })
   return {
     ...server,
     stop: async () => {
       await server.stop()
-      rmSync(root, { recursive: true, force: true })
+      removeRoot()
     },
   }
 }
