@@ -18,6 +18,7 @@ import { strategyRoutes } from './api/strategies.routes.js'
 import { contextFieldRoutes } from './api/context-fields.routes.js'
 import { dependencyRoutes } from './api/dependencies.routes.js'
 import { frontendRoutes } from './api/frontend.routes.js'
+import { ofrepRoutes } from './api/ofrep.routes.js'
 import { openApiRoutes } from './api/openapi.routes.js'
 import { playgroundRoutes } from './api/playground.routes.js'
 import { segmentRoutes } from './api/segments.routes.js'
@@ -258,6 +259,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
       ...dependencyRoutes(deps),
       ...playgroundRoutes(deps, evaluators),
       ...frontendRoutes(deps, evaluators),
+      ...ofrepRoutes(deps, evaluators),
       ...userRoutes(deps),
       ...accessRoutes(deps),
       ...patRoutes(deps),

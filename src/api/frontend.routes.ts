@@ -16,7 +16,7 @@ import { frontendResponse } from '../schemas/responses.js'
 const topLevel = new Set(['appName', 'environment', 'userId', 'sessionId', 'remoteAddress', 'currentTime'])
 
 // Unleash's frontend API keeps the standard fields top-level and moves every other key into properties.
-const frontendContext = (raw: Record<string, unknown>, remoteAddress: string): EvalContext => {
+export const frontendContext = (raw: Record<string, unknown>, remoteAddress: string): EvalContext => {
   const properties: Record<string, string> = {}
   const context: EvalContext = { properties }
   for (const [key, value] of Object.entries(raw)) {

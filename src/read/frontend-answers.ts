@@ -30,9 +30,14 @@ interface Cached extends FrontendAnswer {
 }
 
 const defaultMaxBytes = 16 * 2 ** 20
+
+// An answer's body for a context: the frontend API's toggles by default; the OFREP bulk evaluation too.
+export type RenderAnswer = (evaluator: Evaluator, context: EvalContext, inScope: (project: string) => boolean, scope: FrontendScope) => string
+const togglesBody: RenderAnswer = (evaluator, context, inScope) => `{"toggles":${evaluator.enabledTogglesJson(context, inScope)}}`
 const costOf = (entry: Cached) => entry.body.length + 2 * entry.key.length + 64
 
-// The frontend API's answers (SEMANTICS 5.8): the toggles JSON of a scope and a context, remembered for
+// The frontend API's answers (SEMANTICS 5.8): the toggles JSON of a scope and a context (or another body,
+// `render`), remembered for
 // contexts that repeat. A remembered answer is exact: the key names the scope and the whole request
 // context, the cache is emptied when the flags change (the revision moves), an answer is dropped when
 // the clock reaches a date of a DATE_* constraint it was evaluated against, and one whose evaluation
@@ -52,6 +57,7 @@ export class FrontendAnswers {
   constructor(
     private readonly evaluators: EvaluatorSource,
     private readonly maxBytes = defaultMaxBytes,
+    private readonly render: RenderAnswer = togglesBody,
   ) {}
 
   get size(): number {
@@ -70,8 +76,8 @@ export class FrontendAnswers {
     const all = scope.projects.includes('*')
     const inScope = all ? () => true : (project: string) => scope.projects.includes(project)
     const ctx = context()
-    const observed = evaluator.observe(() => evaluator.enabledTogglesJson(ctx, inScope))
-    const body = Buffer.from(`{"toggles":${observed.value}}`)
+    const observed = evaluator.observe(() => this.render(evaluator, ctx, inScope, scope))
+    const body = Buffer.from(observed.value)
     const answer: Cached = {
       scope: scopeKey,
       key: key === undefined ? '' : `${scopeKey}\u0000${key}`,
