@@ -30,7 +30,7 @@ import { findWrk, runWrk } from './lib/wrk.js'
 // reports its memory; the cases after it run on the restarted server.
 // Past this many flags the playground case runs only when --cases names it.
 const playgroundUpTo = 20_000
-const allCases = ['eval', 'client', 'client_gzip', 'client_304', 'frontend', 'playground', 'writes', 'restart', 'creates'] as const
+const allCases = ['eval', 'client', 'client_gzip', 'client_304', 'frontend', 'ofrep', 'playground', 'writes', 'restart', 'creates'] as const
 type CaseName = (typeof allCases)[number]
 
 const usage = `npm run bench -- [options]
@@ -225,6 +225,14 @@ const buildCases = async (server: Server, features: FeatureFixture[]): Promise<H
     const request = { method: 'POST', path: '/api/frontend', headers: { Authorization: frontendToken, 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ context }) }
     const { body, contentType } = await fetchBody(server, request, 200)
     out.push({ name: 'frontend', title: 'POST /api/frontend', request, status: 200, baseline: { method: 'POST', path: '/api/frontend', headers: { 'content-type': contentType }, body }, bodyBytes: body.length })
+  }
+  if (has('ofrep')) {
+    // OpenFeature's web provider polling: the bulk evaluation, with the frontend case's context.
+    const { appName, userId, sessionId, remoteAddress, properties } = context
+    const body = JSON.stringify({ context: { targetingKey: userId, appName, sessionId, remoteAddress, ...properties } })
+    const request = { method: 'POST', path: '/ofrep/v1/evaluate/flags', headers: { Authorization: frontendToken, 'Content-Type': 'application/json', Accept: 'application/json' }, body }
+    const { body: answer, contentType } = await fetchBody(server, request, 200)
+    out.push({ name: 'ofrep', title: 'POST /ofrep/v1/evaluate/flags', request, status: 200, baseline: { method: 'POST', path: '/ofrep/v1/evaluate/flags', headers: { 'content-type': contentType }, body: answer }, bodyBytes: answer.length })
   }
   if (has('playground')) {
     const request = {
