@@ -5,6 +5,7 @@ import { ErrorBanner, Field, Loading, SessionContext, useAction, type Session } 
 import { permissionChecker, type PermissionEntry } from './lib/permissions.js'
 import { href, parseRoute, type Route } from './lib/route.js'
 import { AdminPage, adminSections } from './pages/admin.js'
+import { ArchivePage } from './pages/archive.js'
 import { ChangeRequestPage } from './pages/change-request.js'
 import { EventsPage } from './pages/events.js'
 import { FlagPage } from './pages/flag.js'
@@ -59,6 +60,8 @@ const Page = ({ route }: { route: Route }) => {
       return <FlagPage project={route.project} flag={route.flag} />
     case 'change-request':
       return <ChangeRequestPage project={route.project} id={route.id} />
+    case 'archive':
+      return <ArchivePage />
     case 'playground':
       return <PlaygroundPage />
     case 'events':
@@ -85,6 +88,7 @@ const Shell = ({ session, route }: { session: Session; route: Route }) => {
       </header>
       <nav id="nav" class={menuOpen ? 'open' : ''} aria-label="Main" onClick={() => setMenuOpen(false)}>
         <a href="#/projects" aria-current={active('projects') ?? active('project') ?? active('flag')}>Projects</a>
+        <a href="#/archive" aria-current={active('archive')}>Archive</a>
         <a href="#/playground" aria-current={active('playground')}>Playground</a>
         {session.can('ADMIN') && <a href="#/events" aria-current={active('events')}>Event log</a>}
         {adminSections.filter((s) => !s.read || session.can(s.read)).map((s) => (
@@ -92,7 +96,7 @@ const Shell = ({ session, route }: { session: Session; route: Route }) => {
         ))}
       </nav>
       <main class="content">
-        <Page route={route} />
+        <Page key={href(route)} route={route} />
       </main>
     </div>
   )

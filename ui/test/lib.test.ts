@@ -89,6 +89,8 @@ t.test('routes round-trip through the hash, names percent-encoded', async (t) =>
     { page: 'projects' },
     { page: 'project', project: 'web shop', tab: 'flags' },
     { page: 'project', project: 'web', tab: 'change-requests' },
+    { page: 'project', project: 'web', tab: 'archive' },
+    { page: 'archive' },
     { page: 'flag', project: 'web', flag: 'a/b' },
     { page: 'change-request', project: 'web', id: 12 },
     { page: 'admin', section: 'segments' },

@@ -1,20 +1,14 @@
 import { useState } from 'preact/hooks'
 import { del, enc, patch, post, put, useResource } from '../api.js'
-import { Checkbox, ErrorBanner, Field, Loading, Section, Select, Switch, useAction, useSession, when } from '../components.js'
+import { Checkbox, ErrorBanner, Field, Loading, Section, Select, Switch, useAction, useConfirm, useSession, when } from '../components.js'
+import type { ApiFlag } from '../api-types.js'
 import { diffJson, showValue } from '../lib/diff.js'
 import { moveItem } from '../lib/flag-filter.js'
 import { href } from '../lib/route.js'
 import { projectPath, useToggle, type FlagSummary } from './project.js'
 import { StrategyEditor, VariantsEditor, constraintText, useContextFields, useSegments, withWeights, type Strategy, type Variant } from './strategy-editor.js'
 
-interface FlagDetail extends Omit<FlagSummary, 'environments'> {
-  project: string
-  impressionData: boolean
-  archived: boolean
-  environments: { name: string; enabled: boolean; type: string; strategies: Strategy[]; variants: Variant[]; lastSeenAt: string | null }[]
-  dependencies: { feature: string; enabled: boolean; variants?: string[] }[]
-  children: string[]
-}
+type FlagDetail = ApiFlag
 
 interface FlagEvent {
   id: number
@@ -87,8 +81,9 @@ const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle 
     s.id
       ? crRequired ? viaCr('updateStrategy', { ...body(s), id: s.id }) : put(`${base}/strategies/${enc(s.id)}`, body(s))
       : crRequired ? viaCr('addStrategy', body(s)) : post(`${base}/strategies`, body(s))
-  const remove = (s: Strategy) => {
-    if (!confirm(`Delete strategy ${s.title || s.name}?`)) return
+  const confirm = useConfirm()
+  const remove = async (s: Strategy) => {
+    if (!(await confirm.ask(`Delete strategy ${s.title || s.name}?`, `It is removed from ${env.name}${env.enabled ? ', where the flag is on: users it reached stop getting it' : ''}.`, 'Delete strategy', true))) return
     void action.run(() => (crRequired ? viaCr('deleteStrategy', { id: s.id }) : del(`${base}/strategies/${enc(s.id!)}`)))
   }
   const reorder = (from: number, to: number) => {
@@ -126,7 +121,7 @@ const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle 
               count={env.strategies.length}
               segmentName={segmentName}
               onEdit={can('UPDATE_FEATURE_STRATEGY', project) ? () => setEditing(s) : undefined}
-              onDelete={can('DELETE_FEATURE_STRATEGY', project) ? () => remove(s) : undefined}
+              onDelete={can('DELETE_FEATURE_STRATEGY', project) ? () => void remove(s) : undefined}
               onMove={canReorder && env.strategies.length > 1 ? (to) => reorder(i, to) : undefined}
               dragProps={
                 canReorder
@@ -168,6 +163,7 @@ const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle 
       {editing && (
         <StrategyEditor flag={flag.name} initial={editing === 'new' ? undefined : editing} onSave={save} onClose={() => setEditing(undefined)} />
       )}
+      {confirm.element}
     </section>
   )
 }
@@ -281,9 +277,15 @@ const History = ({ flag }: { flag: string }) => {
 }
 
 // An archived flag is a 404 at its own path (as in Unleash): the project's archive lists it instead.
+// Its page reads only: revive it to change it again.
 const ArchivedFlag = ({ project, flag }: { project: string; flag: FlagDetail }) => {
   const { can } = useSession()
   const action = useAction()
+  const confirm = useConfirm()
+  const remove = async () => {
+    if (!(await confirm.ask(`Delete ${flag.name}?`, `${flag.name} is deleted for good: its history stays in the event log, and its name can be used again.`, 'Delete flag', true))) return
+    if (await action.run(() => post(`${projectPath(project)}/delete`, { features: [flag.name] }))) location.hash = href({ page: 'project', project, tab: 'archive' })
+  }
   return (
     <>
       <ErrorBanner error={action.error} />
@@ -292,10 +294,13 @@ const ArchivedFlag = ({ project, flag }: { project: string; flag: FlagDetail }) 
         <span class="badge">{flag.type}</span>
         <span class="badge warn">archived</span>
         <span class="grow" />
-        {can('UPDATE_FEATURE', project) && <button type="button" onClick={() => void action.run(() => post(`/api/admin/archive/revive/${enc(flag.name)}`))}>Revive flag</button>}
+        {can('UPDATE_FEATURE', project) && <button type="button" onClick={() => void action.run(() => post(`${projectPath(project)}/revive`, { features: [flag.name] }))}>Revive flag</button>}
+        {can('DELETE_FEATURE', project) && <button type="button" class="ghost danger" onClick={() => void remove()}>Delete flag</button>}
       </header>
+      <p class="notice" role="status">This flag is archived{flag.archivedAt ? ` (${when(flag.archivedAt)})` : ''}: SDKs do not see it and it cannot be changed. Revive it to use it again; it comes back disabled in every environment.</p>
       <p>{flag.description || <span class="muted">No description.</span>}</p>
       {can('ADMIN') && <History flag={flag.name} />}
+      {confirm.element}
     </>
   )
 }
@@ -312,9 +317,10 @@ export const FlagPage = ({ project, flag }: { project: string; flag: string }) =
   const action = useAction()
   const [description, setDescription] = useState<string | undefined>()
   const segmentName = (id: number) => segments.data?.segments.find((s) => s.id === id)?.name ?? `#${id}`
-  const archiveFlag = () => {
-    if (!confirm(`Archive ${flag}? SDKs stop seeing it.`)) return
-    void action.run(() => del(path)).then((ok) => ok && (location.hash = href({ page: 'project', project, tab: 'flags' })))
+  const confirm = useConfirm()
+  const archiveFlag = async () => {
+    if (!(await confirm.ask(`Archive ${flag}?`, 'SDKs stop seeing it. It stays in the project\'s Archived tab, where it can be revived.', 'Archive flag', true))) return
+    void action.run(() => del(path))
   }
   return (
     <>
@@ -337,7 +343,7 @@ export const FlagPage = ({ project, flag }: { project: string; flag: string }) =
                 {data.stale ? 'Mark active' : 'Mark stale'}
               </button>
             )}
-            {can('DELETE_FEATURE', project) && <button type="button" class="danger" onClick={archiveFlag}>Archive flag</button>}
+            {can('DELETE_FEATURE', project) && <button type="button" class="danger" onClick={() => void archiveFlag()}>Archive flag</button>}
           </header>
           {description === undefined ? (
             <p>
@@ -362,6 +368,7 @@ export const FlagPage = ({ project, flag }: { project: string; flag: string }) =
           {can('ADMIN') && <History flag={flag} />}
         </>
       )}
+      {confirm.element}
     </>
   )
 }

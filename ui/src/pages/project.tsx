@@ -1,8 +1,9 @@
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { del, enc, post, put, useResource } from '../api.js'
-import { Checkbox, Dialog, ErrorBanner, Field, Loading, Section, Select, Switch, TextArea, useAction, useSession, when } from '../components.js'
+import { Checkbox, Dialog, ErrorBanner, Field, Loading, Section, Select, Switch, TextArea, useAction, useConfirm, useSession, when } from '../components.js'
 import { emptyFilter, matchesFilter, tagLabel, type FlagFilter } from '../lib/flag-filter.js'
 import { href } from '../lib/route.js'
+import { ArchiveTable } from './archive.js'
 
 export interface FlagEnvironment {
   name: string
@@ -136,9 +137,10 @@ const FlagsTab = ({ project }: { project: string }) => {
     else next.add(name)
     setSelected(next)
   }
-  const archiveSelected = () => {
+  const confirm = useConfirm()
+  const archiveSelected = async () => {
     const names = [...selected]
-    if (!confirm(`Archive ${names.length} flag(s)?`)) return
+    if (!(await confirm.ask(`Archive ${names.length === 1 ? names[0] : `${names.length} flags`}?`, 'SDKs stop seeing archived flags. They stay in the Archived tab, where they can be revived.', 'Archive', true))) return
     void bulk.run(() => post(`${projectPath(project)}/archive`, { features: names })).then((ok) => ok && setSelected(new Set()))
   }
   const staleSelected = (stale: boolean) => void bulk.run(() => post(`${projectPath(project)}/stale`, { features: [...selected], stale }))
@@ -161,7 +163,7 @@ const FlagsTab = ({ project }: { project: string }) => {
       {selected.size > 0 && (
         <div class="bulk" role="region" aria-label="Selected flags">
           <span>{selected.size} selected</span>
-          {can('DELETE_FEATURE', project) && <button type="button" class="danger" onClick={archiveSelected}>Archive selected</button>}
+          {can('DELETE_FEATURE', project) && <button type="button" class="danger" onClick={() => void archiveSelected()}>Archive selected</button>}
           {can('UPDATE_FEATURE', project) && <button type="button" onClick={() => staleSelected(true)}>Mark stale</button>}
           {can('UPDATE_FEATURE', project) && <button type="button" onClick={() => staleSelected(false)}>Mark active</button>}
         </div>
@@ -208,6 +210,7 @@ const FlagsTab = ({ project }: { project: string }) => {
         </div>
       )}
       {creating && <CreateFlag project={project} onClose={() => setCreating(false)} />}
+      {confirm.element}
     </Section>
   )
 }
@@ -354,6 +357,7 @@ const SettingsTab = ({ project }: { project: string }) => {
 
 const tabs = [
   { id: 'flags', title: 'Flags' },
+  { id: 'archive', title: 'Archived' },
   { id: 'change-requests', title: 'Change requests' },
   { id: 'access', title: 'Access' },
   { id: 'settings', title: 'Settings' },
@@ -373,6 +377,7 @@ export const ProjectPage = ({ project, tab }: { project: string; tab: (typeof ta
         ))}
       </nav>
       {tab === 'flags' && <FlagsTab project={project} />}
+      {tab === 'archive' && <ArchiveTable project={project} />}
       {tab === 'change-requests' && <ChangeRequestsTab project={project} />}
       {tab === 'access' && <AccessTab project={project} />}
       {tab === 'settings' && <SettingsTab project={project} />}

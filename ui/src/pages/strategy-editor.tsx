@@ -2,22 +2,17 @@
 // constraints with an input that fits each operator, its segments and its variants.
 import { useState } from 'preact/hooks'
 import { useResource } from '../api.js'
+import type { ApiConstraint } from '../api-types.js'
 import { Checkbox, Dialog, ErrorBanner, Field, Select, useAction } from '../components.js'
 import { caseInsensitiveApplies, inputKind, operators, splitValues, toIsoInstant, toLocalInput, valueProblem } from '../lib/operators.js'
 
-export interface Constraint {
-  contextName: string
-  operator: string
-  values?: string[]
-  value?: string
-  inverted?: boolean
-  caseInsensitive?: boolean
-}
+export type Constraint = ApiConstraint
 
 export interface Variant {
   name: string
   weight: number
-  weightType?: 'variable' | 'fix'
+  // 'variable' or 'fix'
+  weightType?: string
   stickiness?: string
   payload?: { type: string; value: string }
 }
