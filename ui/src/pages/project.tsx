@@ -235,6 +235,7 @@ const ChangeRequestsTab = ({ project }: { project: string }) => {
       ) : data.length === 0 ? (
         <p class="muted">No change requests.</p>
       ) : (
+        <div class="table-wrap">
         <table>
           <thead><tr><th>#</th><th>Title</th><th>Environment</th><th>Flags</th><th>State</th><th>By</th><th>Created</th></tr></thead>
           <tbody>
@@ -251,6 +252,7 @@ const ChangeRequestsTab = ({ project }: { project: string }) => {
             ))}
           </tbody>
         </table>
+        </div>
       )}
     </Section>
   )
