@@ -26,7 +26,7 @@ interface Spec {
   rows: (body: unknown) => Row[]
   key: (row: Row) => string
   columns: { title: string; cell: (row: Row) => ComponentChildren }[]
-  create?: { permission: string | string[]; fields: FormField[]; path: string; body: (v: Values) => unknown; showSecret?: (created: Row) => string | undefined }
+  create?: { title: string; permission: string | string[]; fields: FormField[]; path: string; body: (v: Values) => unknown; showSecret?: (created: Row) => string | undefined }
   remove?: { permission: string | string[]; path: (row: Row) => string }
   extra?: (row: Row) => ComponentChildren
 }
@@ -93,6 +93,7 @@ export const adminSections: Spec[] = [
       { title: 'Legal values', cell: (r) => (r.legalValues as { value: string }[]).map((v) => v.value).join(', ') },
     ],
     create: {
+      title: 'New context field',
       permission: 'CREATE_CONTEXT_FIELD',
       path: '/api/admin/context',
       fields: [
@@ -123,6 +124,7 @@ export const adminSections: Spec[] = [
       { title: '', cell: (r) => <StrategyTypeDeprecate row={r} /> },
     ],
     create: {
+      title: 'New strategy type',
       permission: 'CREATE_STRATEGY',
       path: '/api/admin/strategies',
       fields: [
@@ -152,6 +154,7 @@ export const adminSections: Spec[] = [
       { title: 'Description', cell: (r) => text(r.description) },
     ],
     create: {
+      title: 'New tag type',
       permission: 'CREATE_TAG_TYPE',
       path: '/api/admin/tag-types',
       fields: [
@@ -175,6 +178,7 @@ export const adminSections: Spec[] = [
       { title: 'Enabled', cell: (r) => <EnvironmentSwitch row={r} /> },
     ],
     create: {
+      title: 'New environment',
       permission: 'ADMIN',
       path: '/api/admin/environments',
       fields: [
@@ -199,6 +203,7 @@ export const adminSections: Spec[] = [
       { title: 'Last seen', cell: (r) => when(r.seenAt as string | null) },
     ],
     create: {
+      title: 'New API token',
       permission: ['CREATE_CLIENT_API_TOKEN', 'CREATE_FRONTEND_API_TOKEN'],
       path: '/api/admin/api-tokens',
       fields: [
@@ -227,6 +232,7 @@ export const adminSections: Spec[] = [
       { title: 'Seen', cell: (r) => when(r.seenAt as string | null) },
     ],
     create: {
+      title: 'New user',
       permission: 'ADMIN',
       path: '/api/admin/user-admin',
       fields: [
@@ -252,6 +258,7 @@ export const adminSections: Spec[] = [
       { title: 'Members', cell: (r) => ((r.users as { user: { username?: string; email?: string } }[] | undefined) ?? []).map((u) => u.user.username ?? u.user.email).join(', ') },
     ],
     create: {
+      title: 'New group',
       permission: 'ADMIN',
       path: '/api/admin/groups',
       fields: [
@@ -275,6 +282,7 @@ export const adminSections: Spec[] = [
       { title: 'Permissions', cell: (r) => ((r.permissions as { name: string }[] | undefined) ?? []).map((p) => p.name).join(', ') },
     ],
     create: {
+      title: 'New role',
       permission: 'ADMIN',
       path: '/api/admin/roles',
       fields: [
@@ -301,6 +309,7 @@ export const adminSections: Spec[] = [
       { title: 'Enabled', cell: (r) => (r.enabled ? 'yes' : 'no') },
     ],
     create: {
+      title: 'New signup link',
       permission: 'ADMIN',
       path: '/api/admin/invite-link/tokens',
       fields: [
@@ -338,7 +347,7 @@ const CreateForm = ({ spec, onClose }: { spec: NonNullable<Spec['create']>; onCl
     )
   }
   return (
-    <Dialog title="Create" onClose={onClose}>
+    <Dialog title={spec.title} onClose={onClose}>
       <form onSubmit={submit}>
         {spec.fields.map((f) =>
           f.kind === 'select' ? (
@@ -352,7 +361,7 @@ const CreateForm = ({ spec, onClose }: { spec: NonNullable<Spec['create']>; onCl
           ),
         )}
         <ErrorBanner error={error} />
-        <button type="submit" disabled={busy}>Create</button>
+        <button type="submit" disabled={busy}>{spec.title.replace(/^New/, 'Create')}</button>
       </form>
     </Dialog>
   )
@@ -377,7 +386,7 @@ const SegmentForm = ({ initial, onClose }: { initial?: Segment; onClose: () => v
     void run(() => (s.id ? put(`/api/admin/segments/${s.id}`, body) : post('/api/admin/segments', body))).then((ok) => ok && onClose())
   }
   return (
-    <Dialog title={s.id ? `Edit segment ${initial?.name}` : 'Create segment'} onClose={onClose}>
+    <Dialog title={s.id ? `Edit segment ${initial?.name}` : 'New segment'} onClose={onClose}>
       <form onSubmit={submit}>
         <Field label="Segment name" value={s.name} onValue={(name) => setS({ ...s, name })} required />
         <Field label="Description" value={s.description ?? ''} onValue={(description) => setS({ ...s, description })} />
@@ -410,7 +419,7 @@ export const AdminPage = ({ section }: { section: string }) => {
     void action.run(() => del(spec.remove!.path(row)))
   }
   return (
-    <Section title={spec.title} actions={canCreate && <button type="button" onClick={() => setCreating(true)}>New</button>}>
+    <Section title={spec.title} actions={canCreate && <button type="button" onClick={() => setCreating(true)}>{isSegments ? 'New segment' : spec.create?.title}</button>}>
       <ErrorBanner error={error ?? action.error} />
       {data === undefined ? (
         !error && <Loading />

@@ -15,7 +15,7 @@ t.test('a flag built in the UI is on for a matching SDK context and off for anot
 
   // A segment: userId in u1, u2.
   await page.getByRole('link', { name: 'Segments' }).click()
-  await page.getByRole('button', { name: 'New' }).click()
+  await page.getByRole('button', { name: 'New segment' }).click()
   await page.getByLabel('Segment name').fill('beta-users')
   await page.getByRole('button', { name: 'Add constraint' }).click()
   await page.getByLabel('Context field 1').selectOption('userId')
@@ -63,9 +63,9 @@ t.test('a flag built in the UI is on for a matching SDK context and off for anot
 
   // A client token from the UI, shown once.
   await page.getByRole('link', { name: 'API tokens' }).click()
-  await page.getByRole('button', { name: 'New' }).click()
+  await page.getByRole('button', { name: 'New API token' }).click()
   await page.getByLabel('Token name').fill('shop-backend')
-  await page.getByRole('button', { name: 'Create' }).click()
+  await page.getByRole('button', { name: 'Create API token' }).click()
   const secret = (await page.getByTestId('secret').textContent()) ?? ''
   t.match(secret, /^\*:development\./, 'the secret is shown once after creating a client token')
   await ui.screenshot(page, 'flag-rollout-4-token-secret')
