@@ -15,7 +15,7 @@ export const SessionContext = createContext<Session>({ username: '', userId: nul
 export const useSession = () => useContext(SessionContext)
 
 let nextId = 0
-const useFieldId = () => useState(() => `f${++nextId}`)[0]
+export const useFieldId = () => useState(() => `f${++nextId}`)[0]
 
 // The few input attributes the pages use.
 interface InputExtras {

@@ -4,6 +4,7 @@ import { emptyFilter, matchesFilter, moveItem, type FlagRow } from '../src/lib/f
 import { inputKind, splitValues, takesValues, valueProblem } from '../src/lib/operators.js'
 import { permissionChecker } from '../src/lib/permissions.js'
 import { href, parseRoute } from '../src/lib/route.js'
+import { curlCommand, shadowingIndex, strategyLabel } from '../src/lib/strategies.js'
 
 t.test('diffJson lists each changed leaf by its path', async (t) => {
   const before = { name: 'flexibleRollout', parameters: { rollout: '30', groupId: 'g' }, constraints: [] }
@@ -99,4 +100,35 @@ t.test('routes round-trip through the hash, names percent-encoded', async (t) =>
   for (const route of routes) t.same(parseRoute(href(route)), route, href(route))
   t.same(parseRoute(''), { page: 'projects' })
   t.same(parseRoute('#/nowhere/at/all'), { page: 'not-found', path: '/nowhere/at/all' })
+})
+
+t.test('strategies read as words: built-in names, then the type\'s display name, then the name', async (t) => {
+  t.equal(strategyLabel('flexibleRollout'), 'Gradual rollout')
+  t.equal(strategyLabel('default'), 'Standard')
+  t.equal(strategyLabel('flexibleRollout', 'Rollout by Unleash'), 'Rollout by Unleash', 'a display name from the API wins')
+  t.equal(strategyLabel('myCustom'), 'myCustom')
+})
+
+t.test('shadowingIndex finds the strategy that matches everyone above others', async (t) => {
+  const s = (name: string, rollout?: string, more: { constraints?: unknown[]; segments?: unknown[]; disabled?: boolean } = {}) => ({
+    name,
+    parameters: rollout === undefined ? {} : { rollout },
+    constraints: more.constraints ?? [],
+    segments: more.segments ?? [],
+    disabled: more.disabled,
+  })
+  t.equal(shadowingIndex([s('flexibleRollout', '100'), s('default')]), 0, 'a 100 % rollout above another')
+  t.equal(shadowingIndex([s('flexibleRollout', '50'), s('default'), s('userWithId')]), 1, 'Standard above another')
+  t.equal(shadowingIndex([s('flexibleRollout', '100')]), undefined, 'nothing below it')
+  t.equal(shadowingIndex([s('flexibleRollout', '99'), s('default')]), undefined, 'under 100 % leaves room')
+  t.equal(shadowingIndex([s('default', undefined, { constraints: [{}] }), s('default')]), undefined, 'a constraint narrows it')
+  t.equal(shadowingIndex([s('default', undefined, { segments: [1] }), s('default')]), undefined, 'so does a segment')
+  t.equal(shadowingIndex([s('default', undefined, { disabled: true }), s('default')]), undefined, 'a disabled one matches nobody')
+})
+
+t.test('curlCommand quotes the URL and the JSON body for a shell', async (t) => {
+  t.equal(curlCommand('DELETE', 'http://h/api/x'), "curl --location --request DELETE 'http://h/api/x' \\\n    --header 'Authorization: INSERT_API_KEY'")
+  const command = curlCommand('POST', 'http://h/api/x', { title: "it's" })
+  t.match(command, "--header 'Content-Type: application/json'")
+  t.match(command, `--data-raw '{\n  "title": "it'\\''s"\n}'`, "a single quote in the body is closed, escaped and reopened")
 })

@@ -6,7 +6,8 @@ import { diffJson, showValue } from '../lib/diff.js'
 import { moveItem } from '../lib/flag-filter.js'
 import { href } from '../lib/route.js'
 import { projectPath, useToggle, type FlagSummary } from './project.js'
-import { StrategyEditor, VariantsEditor, constraintText, useContextFields, useSegments, withWeights, type Strategy, type Variant } from './strategy-editor.js'
+import { parameterLabel, shadowingIndex, strategyLabel } from '../lib/strategies.js'
+import { StrategyEditor, VariantsEditor, constraintText, useContextFields, useSegments, useStrategyTypes, withWeights, type Strategy, type StrategyRequest, type Variant } from './strategy-editor.js'
 
 type FlagDetail = ApiFlag
 
@@ -20,8 +21,9 @@ interface FlagEvent {
   preData: unknown
 }
 
-const StrategyCard = ({ s, segmentName, onEdit, onDelete, dragProps, onMove, index, count }: {
+const StrategyCard = ({ s, label, segmentName, onEdit, onDelete, dragProps, onMove, index, count }: {
   s: Strategy
+  label: string
   segmentName: (id: number) => string
   onEdit?: () => void
   onDelete?: () => void
@@ -29,32 +31,43 @@ const StrategyCard = ({ s, segmentName, onEdit, onDelete, dragProps, onMove, ind
   dragProps: Record<string, unknown>
   index: number
   count: number
-}) => (
-  <li class={`strategy${s.disabled ? ' disabled' : ''}`} {...dragProps}>
-    <div class="strategy-head">
-      {onMove && <span class="grip" aria-hidden="true">⋮⋮</span>}
-      <strong>{s.title || s.name}</strong>
-      {s.disabled && <span class="badge">disabled</span>}
-      <span class="grow" />
-      {onMove && (
-        <>
-          <button type="button" class="ghost" aria-label={`Move ${s.title || s.name} up`} disabled={index === 0} onClick={() => onMove(index - 1)}>↑</button>
-          <button type="button" class="ghost" aria-label={`Move ${s.title || s.name} down`} disabled={index === count - 1} onClick={() => onMove(index + 1)}>↓</button>
-        </>
-      )}
-      {onEdit && <button type="button" class="ghost" onClick={onEdit}>Edit</button>}
-      {onDelete && <button type="button" class="ghost danger" onClick={onDelete}>Delete</button>}
-    </div>
-    <ul class="facts">
-      {Object.entries(s.parameters).map(([k, v]) => (
-        <li>{k === 'rollout' ? <><meter min={0} max={100} value={Number(v)} aria-label="Rollout" /> {v}% rollout</> : `${k}: ${v}`}</li>
-      ))}
-      {s.constraints.map((c) => <li class="constraint-text">{constraintText(c)}</li>)}
-      {s.segments.map((id) => <li>segment {segmentName(id)}</li>)}
-      {s.variants.length > 0 && <li>variants: {s.variants.map((v) => `${v.name} (${v.weight / 10}%)`).join(', ')}</li>}
-    </ul>
-  </li>
-)
+}) => {
+  const name = s.title || label
+  const conditions = [...s.constraints.map(constraintText), ...s.segments.map((id) => `in segment ${segmentName(id)}`)]
+  const { rollout, stickiness, groupId, ...rest } = s.parameters
+  return (
+    <li class={`strategy${s.disabled ? ' disabled' : ''}`} {...dragProps}>
+      {index > 0 && <p class="joiner" aria-label="or">OR</p>}
+      <div class="strategy-head">
+        {onMove && <span class="grip" aria-hidden="true">⋮⋮</span>}
+        <strong>{name}</strong>
+        {s.title && <span class="muted">{label}</span>}
+        {s.disabled && <span class="badge">disabled</span>}
+        <span class="grow" />
+        {onMove && (
+          <>
+            <button type="button" class="ghost" aria-label={`Move ${name} up`} disabled={index === 0} onClick={() => onMove(index - 1)}>↑</button>
+            <button type="button" class="ghost" aria-label={`Move ${name} down`} disabled={index === count - 1} onClick={() => onMove(index + 1)}>↓</button>
+          </>
+        )}
+        {onEdit && <button type="button" class="ghost" onClick={onEdit}>Edit</button>}
+        {onDelete && <button type="button" class="ghost danger" onClick={onDelete}>Delete</button>}
+      </div>
+      <ul class="facts">
+        {rollout !== undefined && (
+          <li><meter min={0} max={100} value={Number(rollout)} aria-label="Rollout" /> {rollout}% rollout{stickiness ? `, sticky by ${stickiness}` : ''}{groupId ? ` (group ${groupId})` : ''}</li>
+        )}
+        {Object.entries(rest).map(([k, v]) => <li>{parameterLabel(k)}: {v}</li>)}
+        {conditions.length === 0 ? (
+          <li class="muted">for every context</li>
+        ) : (
+          conditions.map((c, i) => <li class="constraint-text">{i > 0 && <span class="and">AND </span>}{c}</li>)
+        )}
+        {s.variants.length > 0 && <li>variants: {s.variants.map((v) => `${v.name} (${v.weight / 10}%)`).join(', ')}</li>}
+      </ul>
+    </li>
+  )
+}
 
 const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle }: {
   toggle: (flag: string, environment: string, enabled: boolean) => Promise<boolean>
@@ -66,6 +79,9 @@ const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle 
 }) => {
   const { can } = useSession()
   const fields = useContextFields()
+  const types = useStrategyTypes()
+  const label = (name: string) => strategyLabel(name, types.data?.strategies.find((t) => t.name === name)?.displayName)
+  const shadowing = shadowingIndex(env.strategies)
   const [editing, setEditing] = useState<Strategy | 'new' | undefined>()
   const [variants, setVariants] = useState<Variant[] | undefined>()
   const [dragFrom, setDragFrom] = useState<number | undefined>()
@@ -77,6 +93,8 @@ const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle 
   }
   // A PUT keeps a title it is not given or given as null (as Unleash does): one cleared in the editor is sent as ''.
   const body = (s: Strategy) => ({ name: s.name, title: s.id ? (s.title ?? undefined) : s.title || undefined, disabled: !!s.disabled, parameters: s.parameters, constraints: s.constraints, segments: s.segments, variants: s.variants })
+  const request = (s: Strategy): StrategyRequest =>
+    s.id ? { method: 'PUT', path: `${base}/strategies/${enc(s.id)}`, body: body(s) } : { method: 'POST', path: `${base}/strategies`, body: body(s) }
   const save = (s: Strategy) =>
     s.id
       ? crRequired ? viaCr('updateStrategy', { ...body(s), id: s.id }) : put(`${base}/strategies/${enc(s.id)}`, body(s))
@@ -117,6 +135,7 @@ const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle 
           {env.strategies.map((s, i) => (
             <StrategyCard
               s={s}
+              label={label(s.name)}
               index={i}
               count={env.strategies.length}
               segmentName={segmentName}
@@ -141,6 +160,12 @@ const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle 
           ))}
         </ol>
       )}
+      {shadowing !== undefined && (
+        <p class="notice" role="status">
+          {env.strategies[shadowing].title || label(env.strategies[shadowing].name)} applies to everyone, so the {env.strategies.length - shadowing - 1 === 1 ? 'strategy' : `${env.strategies.length - shadowing - 1} strategies`} below it
+          {' '}never {env.strategies.length - shadowing - 1 === 1 ? 'applies' : 'apply'}: strategies are tried top to bottom and the first that matches wins.
+        </p>
+      )}
       <details>
         <summary>Variants ({env.variants.length})</summary>
         {variants ? (
@@ -161,7 +186,7 @@ const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle 
         )}
       </details>
       {editing && (
-        <StrategyEditor flag={flag.name} initial={editing === 'new' ? undefined : editing} onSave={save} onClose={() => setEditing(undefined)} />
+        <StrategyEditor flag={flag.name} initial={editing === 'new' ? undefined : editing} environment={env.name} live={env.enabled} request={request} onSave={save} onClose={() => setEditing(undefined)} />
       )}
       {confirm.element}
     </section>
