@@ -109,15 +109,18 @@ export const useAction = () => {
   return { error, busy, run, setError }
 }
 
-export const Section = ({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) => (
-  <section class="card">
-    <header class="card-head">
-      <h2>{title}</h2>
-      {actions && <div class="actions">{actions}</div>}
-    </header>
-    {children}
-  </section>
-)
+export const Section = ({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) => {
+  const id = useFieldId()
+  return (
+    <section class="card" aria-labelledby={id}>
+      <header class="card-head">
+        <h2 id={id}>{title}</h2>
+        {actions && <div class="actions">{actions}</div>}
+      </header>
+      {children}
+    </section>
+  )
+}
 
 // The platform's modal <dialog>: focus moves to its first field and back to where it was on close;
 // Escape and a click on the backdrop close it through onClose, so the page's state says what is open.

@@ -4,6 +4,7 @@ import { Checkbox, Dialog, ErrorBanner, Field, Loading, Section, Select, Switch,
 import { emptyFilter, matchesFilter, tagLabel, type FlagFilter } from '../lib/flag-filter.js'
 import { href } from '../lib/route.js'
 import { ArchiveTable } from './archive.js'
+import { SettingsTab } from './project-settings.js'
 
 export interface FlagEnvironment {
   name: string
@@ -319,39 +320,6 @@ const AccessTab = ({ project }: { project: string }) => {
           <Select label="Role" value={role} onValue={setRole} options={data.roles.map((r) => ({ value: String(r.id), label: r.name }))} />
           <button type="submit" disabled={!who || action.busy}>Add</button>
         </form>
-      )}
-    </Section>
-  )
-}
-
-const SettingsTab = ({ project }: { project: string }) => {
-  const { can } = useSession()
-  const config = useCrConfig(project)
-  const action = useAction()
-  const writable = can('UPDATE_PROJECT', project)
-  const setConfig = (environment: string, changeRequestsEnabled: boolean, requiredApprovals: number) =>
-    void action.run(() => put(`${projectPath(project)}/environments/${enc(environment)}/change-requests/config`, { changeRequestsEnabled, requiredApprovals }))
-  return (
-    <Section title="Change request settings">
-      <ErrorBanner error={config.error ?? action.error} />
-      {!config.data ? (
-        <Loading />
-      ) : (
-        <table>
-          <thead><tr><th>Environment</th><th>Change requests required</th><th>Approvals needed</th></tr></thead>
-          <tbody>
-            {config.data.map((c) => (
-              <tr>
-                <td>{c.environment}</td>
-                <td><Switch label={`Change requests in ${c.environment}`} checked={c.changeRequestEnabled} disabled={!writable} onToggle={() => setConfig(c.environment, !c.changeRequestEnabled, c.requiredApprovals)} /></td>
-                <td>
-                  <input type="number" min={1} max={10} aria-label={`Approvals needed in ${c.environment}`} value={c.requiredApprovals} disabled={!writable}
-                    onChange={(e) => setConfig(c.environment, c.changeRequestEnabled, Number(e.currentTarget.value))} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
       )}
     </Section>
   )

@@ -177,8 +177,10 @@ export interface StrategyRequest {
   body: unknown
 }
 
-export const StrategyEditor = ({ flag, initial, environment, live, request, onSave, onClose }: {
+export const StrategyEditor = ({ flag, title, initial, environment, live, request, onSave, onClose }: {
+  // The flag's name, the default group id; '' for a project's default strategy (each flag's name then).
   flag: string
+  title?: string
   initial?: Strategy
   environment: string
   // The flag is on in this environment: saving changes what users get now.
@@ -219,7 +221,7 @@ export const StrategyEditor = ({ flag, initial, environment, live, request, onSa
     )
   }
   return (
-    <Dialog title={initial ? `Edit strategy ${initial.title || strategyLabel(initial.name, type?.displayName)}` : 'Add strategy'} onClose={onClose}>
+    <Dialog title={title ?? (initial ? `Edit strategy ${initial.title || strategyLabel(initial.name, type?.displayName)}` : 'Add strategy')} onClose={onClose}>
       <form onSubmit={submit} class="strategy-form">
         <Select
           label="Strategy"
@@ -240,7 +242,7 @@ export const StrategyEditor = ({ flag, initial, environment, live, request, onSa
           ) : p.type === 'list' ? (
             <ListEditor label={parameterLabel(p.name)} values={(s.parameters[p.name] ?? '').split(',').filter(Boolean)} onValues={(v) => setParam(p.name, v.join(','))} legal={[]} />
           ) : (
-            <Field label={parameterLabel(p.name)} type={p.type === 'number' ? 'number' : 'text'} value={s.parameters[p.name] ?? ''} onValue={(v) => setParam(p.name, v)} required={p.required} />
+            <Field label={parameterLabel(p.name)} type={p.type === 'number' ? 'number' : 'text'} value={s.parameters[p.name] ?? ''} onValue={(v) => setParam(p.name, v)} required={p.required && !(p.name === 'groupId' && flag === '')} />
           ),
         )}
         <h3>Constraints</h3>
