@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import { del, enc, post, put, useResource } from '../api.js'
 import { Checkbox, Dialog, ErrorBanner, Field, Loading, Section, Select, Switch, TextArea, useAction, useSession, when } from '../components.js'
+import { EnvironmentPicker, ProjectPicker, ProjectsPicker } from '../pickers.js'
 import { ConstraintEditor, constraintText, useContextFields, type Constraint } from './strategy-editor.js'
 
 type Row = Record<string, unknown>
@@ -11,7 +12,7 @@ type Values = Record<string, string>
 interface FormField {
   key: string
   label: string
-  kind?: 'text' | 'textarea' | 'select' | 'checkbox' | 'datetime' | 'password'
+  kind?: 'text' | 'textarea' | 'select' | 'checkbox' | 'datetime' | 'password' | 'environment' | 'projects'
   options?: (string | { value: string; label: string })[]
   initial?: string
   required?: boolean
@@ -209,10 +210,10 @@ export const adminSections: Spec[] = [
       fields: [
         { key: 'tokenName', label: 'Token name', required: true },
         { key: 'type', label: 'Type', kind: 'select', options: ['client', 'frontend'] },
-        { key: 'environment', label: 'Environment', initial: 'development', required: true },
-        { key: 'projects', label: 'Projects (comma-separated, * for all)', initial: '*' },
+        { key: 'environment', label: 'Environment', kind: 'environment', initial: 'development' },
+        { key: 'projects', label: 'Projects', kind: 'projects', initial: '*' },
       ],
-      body: (v) => ({ tokenName: v.tokenName, type: v.type || 'client', environment: v.environment, projects: (v.projects || '*').split(',').map((s) => s.trim()).filter(Boolean) }),
+      body: (v) => ({ tokenName: v.tokenName, type: v.type || 'client', environment: v.environment, projects: (v.projects ?? '').split(',').filter(Boolean) }),
       showSecret: (created) => text(created.secret),
     },
     remove: { permission: ['DELETE_CLIENT_API_TOKEN', 'DELETE_FRONTEND_API_TOKEN'], path: (r) => `/api/admin/api-tokens/${enc(text(r.secret))}` },
@@ -354,6 +355,10 @@ const CreateForm = ({ spec, onClose }: { spec: NonNullable<Spec['create']>; onCl
             <Select label={f.label} value={values[f.key] || (typeof f.options![0] === 'string' ? (f.options![0] as string) : (f.options![0] as { value: string }).value)} onValue={set(f.key)} options={f.options!} />
           ) : f.kind === 'textarea' ? (
             <TextArea label={f.label} value={values[f.key] ?? ''} onValue={set(f.key)} />
+          ) : f.kind === 'environment' ? (
+            <EnvironmentPicker label={f.label} value={values[f.key] ?? ''} onValue={set(f.key)} />
+          ) : f.kind === 'projects' ? (
+            <ProjectsPicker label={f.label} value={(values[f.key] ?? '').split(',').filter(Boolean)} onValue={(v) => set(f.key)(v.join(','))} />
           ) : f.kind === 'checkbox' ? (
             <Checkbox label={f.label} checked={values[f.key] === 'true'} onChecked={(v) => set(f.key)(String(v))} />
           ) : (
@@ -390,7 +395,7 @@ const SegmentForm = ({ initial, onClose }: { initial?: Segment; onClose: () => v
       <form onSubmit={submit}>
         <Field label="Segment name" value={s.name} onValue={(name) => setS({ ...s, name })} required />
         <Field label="Description" value={s.description ?? ''} onValue={(description) => setS({ ...s, description })} />
-        <Field label="Project (empty for all)" value={s.project ?? ''} onValue={(project) => setS({ ...s, project })} />
+        <ProjectPicker label="Project" none="All projects" value={s.project ?? ''} onValue={(project) => setS({ ...s, project })} />
         {s.constraints.map((c, i) => (
           <ConstraintEditor constraint={c} index={i} fields={fields.data ?? []}
             onChange={(next) => setS({ ...s, constraints: s.constraints.map((x, j) => (j === i ? next : x)) })}
