@@ -1,5 +1,5 @@
 import t from 'tap'
-import { diffJson } from '../src/lib/diff.js'
+import { diffJson, showValue, withSegmentNames } from '../src/lib/diff.js'
 import { emptyFilter, matchesFilter, moveItem, type FlagRow } from '../src/lib/flag-filter.js'
 import { inputKind, splitValues, takesValues, valueProblem } from '../src/lib/operators.js'
 import { permissionChecker } from '../src/lib/permissions.js'
@@ -131,4 +131,14 @@ t.test('curlCommand quotes the URL and the JSON body for a shell', async (t) => 
   const command = curlCommand('POST', 'http://h/api/x', { title: "it's" })
   t.match(command, "--header 'Content-Type: application/json'")
   t.match(command, `--data-raw '{\n  "title": "it'\\''s"\n}'`, "a single quote in the body is closed, escaped and reopened")
+})
+
+t.test('a list of plain values diffs as one line, and segment ids read as names', async (t) => {
+  const names = new Map([[1, 'beta-users'], [2, 'staff']])
+  const named = (v: unknown) => withSegmentNames(v, (id) => names.get(id) ?? `#${id}`)
+  t.same(diffJson(named({ segments: [] }), named({ segments: [1] })), [{ path: 'segments', kind: 'added', after: ['beta-users'] }])
+  t.same(diffJson(named({ segments: [1] }), named({ segments: [1, 2] })), [{ path: 'segments', kind: 'changed', before: ['beta-users'], after: ['beta-users', 'staff'] }])
+  t.same(diffJson({ values: ['a'] }, {}), [{ path: 'values', kind: 'removed', before: ['a'] }])
+  t.equal(showValue(['beta-users', 'staff']), 'beta-users, staff')
+  t.same(named({ strategies: [{ segments: [2], constraints: [] }] }), { strategies: [{ segments: ['staff'], constraints: [] }] }, 'nested strategies too')
 })

@@ -2,12 +2,12 @@ import { useState } from 'preact/hooks'
 import { del, enc, patch, post, put, useResource } from '../api.js'
 import { Checkbox, ErrorBanner, Field, Loading, Section, Select, Switch, useAction, useConfirm, useSession, when } from '../components.js'
 import type { ApiFlag } from '../api-types.js'
-import { diffJson, showValue } from '../lib/diff.js'
+import { diffJson, showValue, withSegmentNames } from '../lib/diff.js'
 import { moveItem } from '../lib/flag-filter.js'
 import { href } from '../lib/route.js'
 import { projectPath, useToggle, type FlagSummary } from './project.js'
 import { parameterLabel, shadowingIndex, strategyLabel } from '../lib/strategies.js'
-import { StrategyEditor, VariantsEditor, constraintText, useContextFields, useSegments, useStrategyTypes, withWeights, type Strategy, type StrategyRequest, type Variant } from './strategy-editor.js'
+import { StrategyEditor, VariantsEditor, constraintText, useContextFields, useSegmentName, useStrategyTypes, withWeights, type Strategy, type StrategyRequest, type Variant } from './strategy-editor.js'
 
 type FlagDetail = ApiFlag
 
@@ -257,8 +257,8 @@ const Dependencies = ({ flag, project }: { flag: FlagDetail; project: string }) 
   )
 }
 
-export const EventDiff = ({ before, after }: { before: unknown; after: unknown }) => {
-  const lines = diffJson(before, after)
+export const EventDiff = ({ before, after, segmentName }: { before: unknown; after: unknown; segmentName: (id: number) => string }) => {
+  const lines = diffJson(withSegmentNames(before, segmentName), withSegmentNames(after, segmentName))
   if (lines.length === 0) return <p class="muted">No data change.</p>
   return (
     <table class="diff">
@@ -276,7 +276,7 @@ export const EventDiff = ({ before, after }: { before: unknown; after: unknown }
   )
 }
 
-const History = ({ flag }: { flag: string }) => {
+const History = ({ flag, segmentName }: { flag: string; segmentName: (id: number) => string }) => {
   const { data, error } = useResource<{ events: FlagEvent[] }>(`/api/admin/events/${enc(flag)}`)
   return (
     <Section title="History">
@@ -291,7 +291,7 @@ const History = ({ flag }: { flag: string }) => {
                 <summary>
                   <strong>{e.type}</strong> {e.environment && <span class="badge">{e.environment}</span>} by {e.createdBy} · {when(e.createdAt)}
                 </summary>
-                <EventDiff before={e.preData} after={e.data} />
+                <EventDiff before={e.preData} after={e.data} segmentName={segmentName} />
               </details>
             </li>
           ))}
@@ -303,7 +303,7 @@ const History = ({ flag }: { flag: string }) => {
 
 // An archived flag is a 404 at its own path (as in Unleash): the project's archive lists it instead.
 // Its page reads only: revive it to change it again.
-const ArchivedFlag = ({ project, flag }: { project: string; flag: FlagDetail }) => {
+const ArchivedFlag = ({ project, flag, segmentName }: { project: string; flag: FlagDetail; segmentName: (id: number) => string }) => {
   const { can } = useSession()
   const action = useAction()
   const confirm = useConfirm()
@@ -324,7 +324,7 @@ const ArchivedFlag = ({ project, flag }: { project: string; flag: FlagDetail }) 
       </header>
       <p class="notice" role="status">This flag is archived{flag.archivedAt ? ` (${when(flag.archivedAt)})` : ''}: SDKs do not see it and it cannot be changed. Revive it to use it again; it comes back disabled in every environment.</p>
       <p>{flag.description || <span class="muted">No description.</span>}</p>
-      {can('ADMIN') && <History flag={flag.name} />}
+      {can('ADMIN') && <History flag={flag.name} segmentName={segmentName} />}
       {confirm.element}
     </>
   )
@@ -337,11 +337,10 @@ export const FlagPage = ({ project, flag }: { project: string; flag: string }) =
   const archive = useResource<{ features: FlagDetail[] }>(readError ? `/api/admin/archive/features/${enc(project)}` : undefined)
   const archived = readError ? archive.data?.features.find((f) => f.name === flag) : undefined
   const error = archived || (readError && !archive.data && !archive.error) ? undefined : readError
-  const { toggle, error: toggleError, crEnvironments } = useToggle(project)
-  const segments = useSegments()
+  const { toggle, confirmElement, error: toggleError, crEnvironments } = useToggle(project)
   const action = useAction()
   const [description, setDescription] = useState<string | undefined>()
-  const segmentName = (id: number) => segments.data?.segments.find((s) => s.id === id)?.name ?? `#${id}`
+  const segmentName = useSegmentName()
   const confirm = useConfirm()
   const archiveFlag = async () => {
     if (!(await confirm.ask(`Archive ${flag}?`, 'SDKs stop seeing it. It stays in the project\'s Archived tab, where it can be revived.', 'Archive flag', true))) return
@@ -352,7 +351,7 @@ export const FlagPage = ({ project, flag }: { project: string; flag: string }) =
       <p class="crumbs"><a href="#/projects">Projects</a> / <a href={href({ page: 'project', project, tab: 'flags' })}>{project}</a> / {flag}</p>
       <ErrorBanner error={error ?? action.error ?? toggleError} />
       {archived ? (
-        <ArchivedFlag project={project} flag={archived} />
+        <ArchivedFlag project={project} flag={archived} segmentName={segmentName} />
       ) : !data ? (
         !error && <Loading />
       ) : (
@@ -390,10 +389,11 @@ export const FlagPage = ({ project, flag }: { project: string; flag: string }) =
             <Tags flag={data} project={project} />
             <Dependencies flag={data} project={project} />
           </div>
-          {can('ADMIN') && <History flag={flag} />}
+          {can('ADMIN') && <History flag={flag} segmentName={segmentName} />}
         </>
       )}
       {confirm.element}
+      {confirmElement}
     </>
   )
 }

@@ -38,12 +38,23 @@ export const useCrConfig = (project: string) => useResource<ChangeRequestConfig[
 
 // Toggles a flag in an environment, or, where the project requires change requests there, proposes
 // the change in the caller's draft and opens it.
+// The caller renders `confirmElement`: a toggle that would become a change request asks first.
 export const useToggle = (project: string) => {
   const config = useCrConfig(project)
   const action = useAction()
-  const toggle = (flag: string, environment: string, enabled: boolean) =>
-    action.run(async () => {
-      const needsCr = config.data?.some((c) => c.environment === environment && c.changeRequestEnabled)
+  const confirm = useConfirm()
+  const toggle = async (flag: string, environment: string, enabled: boolean) => {
+    const needsCr = config.data?.some((c) => c.environment === environment && c.changeRequestEnabled)
+    if (
+      needsCr &&
+      !(await confirm.ask(
+        `${enabled ? 'Enable' : 'Disable'} ${flag} in ${environment}?`,
+        `${environment} requires change requests: this adds "${enabled ? 'enable' : 'disable'} ${flag}" to your draft change request. Nothing changes until it is approved and applied.`,
+        'Add to draft',
+      ))
+    )
+      return false
+    return action.run(async () => {
       if (needsCr) {
         const cr = await post<{ id: number }>(`${projectPath(project)}/environments/${enc(environment)}/change-requests`, {
           feature: flag,
@@ -55,7 +66,8 @@ export const useToggle = (project: string) => {
       }
       await post(`${projectPath(project)}/features/${enc(flag)}/environments/${enc(environment)}/${enabled ? 'on' : 'off'}`)
     })
-  return { toggle, error: action.error, crEnvironments: new Set(config.data?.filter((c) => c.changeRequestEnabled).map((c) => c.environment)) }
+  }
+  return { toggle, confirmElement: confirm.element, error: action.error, crEnvironments: new Set(config.data?.filter((c) => c.changeRequestEnabled).map((c) => c.environment)) }
 }
 
 const CreateFlag = ({ project, onClose }: { project: string; onClose: () => void }) => {
@@ -121,7 +133,7 @@ const FlagsTab = ({ project }: { project: string }) => {
   const { can } = useSession()
   const { data, error } = useResource<{ features: FlagSummary[] }>(`${projectPath(project)}/features`)
   const types = useFeatureTypes()
-  const { toggle, error: toggleError, crEnvironments } = useToggle(project)
+  const { toggle, confirmElement, error: toggleError, crEnvironments } = useToggle(project)
   const [filter, setFilter] = useState<FlagFilter>(emptyFilter)
   const [selected, setSelected] = useState<Set<string>>(new Set())
   const [creating, setCreating] = useState(false)
@@ -212,6 +224,7 @@ const FlagsTab = ({ project }: { project: string }) => {
       )}
       {creating && <CreateFlag project={project} onClose={() => setCreating(false)} />}
       {confirm.element}
+      {confirmElement}
     </Section>
   )
 }

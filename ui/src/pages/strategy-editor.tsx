@@ -46,6 +46,11 @@ export interface ContextField {
 export const useStrategyTypes = () => useResource<{ strategies: StrategyType[] }>('/api/admin/strategies', false)
 export const useContextFields = () => useResource<ContextField[]>('/api/admin/context', false)
 export const useSegments = () => useResource<{ segments: { id: number; name: string; description: string | null }[] }>('/api/admin/segments', false)
+// A segment's name by its id (#id while the list loads or for one deleted since).
+export const useSegmentName = () => {
+  const segments = useSegments()
+  return (id: number) => segments.data?.segments.find((s) => s.id === id)?.name ?? `#${id}`
+}
 
 const ListEditor = ({ label, values, onValues, legal }: { label: string; values: string[]; onValues: (v: string[]) => void; legal: string[] }) => {
   const [text, setText] = useState('')
