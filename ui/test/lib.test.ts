@@ -3,6 +3,7 @@ import { diffJson, showValue, withSegmentNames } from '../src/lib/diff.js'
 import { emptyFilter, matchesFilter, moveItem, type FlagRow } from '../src/lib/flag-filter.js'
 import { inputKind, splitValues, takesValues, valueProblem } from '../src/lib/operators.js'
 import { permissionChecker } from '../src/lib/permissions.js'
+import { curlCheck, sdkSnippet } from '../src/lib/onboarding.js'
 import { href, parseRoute } from '../src/lib/route.js'
 import { curlCommand, shadowingIndex, strategyLabel } from '../src/lib/strategies.js'
 
@@ -141,4 +142,11 @@ t.test('a list of plain values diffs as one line, and segment ids read as names'
   t.same(diffJson({ values: ['a'] }, {}), [{ path: 'values', kind: 'removed', before: ['a'] }])
   t.equal(showValue(['beta-users', 'staff']), 'beta-users, staff')
   t.same(named({ strategies: [{ segments: [2], constraints: [] }] }), { strategies: [{ segments: ['staff'], constraints: [] }] }, 'nested strategies too')
+})
+
+t.test("the SDK snippet points at this server's /api/ and asks for the flag", async (t) => {
+  const snippet = sdkSnippet('https://flags.example.com', 'new-checkout')
+  t.match(snippet, "url: 'https://flags.example.com/api/'")
+  t.match(snippet, "unleash.isEnabled('new-checkout')")
+  t.equal(curlCheck('https://flags.example.com'), 'curl https://flags.example.com/api/client/features --header "Authorization: $UNLEASH_API_TOKEN"')
 })

@@ -6,6 +6,7 @@ import { diffJson, showValue, withSegmentNames } from '../lib/diff.js'
 import { moveItem } from '../lib/flag-filter.js'
 import { href } from '../lib/route.js'
 import { projectPath, useToggle, type FlagSummary } from './project.js'
+import { curlCheck, sdkSnippet } from '../lib/onboarding.js'
 import { parameterLabel, shadowingIndex, strategyLabel } from '../lib/strategies.js'
 import { StrategyEditor, VariantsEditor, constraintText, useContextFields, useSegmentName, useStrategyTypes, withWeights, type Strategy, type StrategyRequest, type Variant } from './strategy-editor.js'
 
@@ -301,6 +302,26 @@ const History = ({ flag, segmentName }: { flag: string; segmentName: (id: number
   )
 }
 
+// Until an SDK reports using the flag: how to connect one to this server.
+const ConnectSdk = ({ flag }: { flag: string }) => {
+  const { can } = useSession()
+  return (
+    <section class="card onboarding" aria-labelledby="connect-sdk">
+      <h2 id="connect-sdk">Connect an SDK</h2>
+      <p>No application has reported using {flag} yet. Point an Unleash SDK at this server with a client token:</p>
+      <ol>
+        <li>
+          {can(['CREATE_CLIENT_API_TOKEN', 'ADMIN']) ? <a href={href({ page: 'admin', section: 'api-tokens' })}>Create a client token</a> : 'Ask an admin for a client token'} for the environment to use (its secret is shown once).
+        </li>
+        <li>Use it in your application (Node.js shown; every Unleash SDK takes the same URL and token):</li>
+      </ol>
+      <pre><code>{sdkSnippet(location.origin, flag)}</code></pre>
+      <p>Or check the token from a shell:</p>
+      <pre><code>{curlCheck(location.origin)}</code></pre>
+    </section>
+  )
+}
+
 // An archived flag is a 404 at its own path (as in Unleash): the project's archive lists it instead.
 // Its page reads only: revive it to change it again.
 const ArchivedFlag = ({ project, flag, segmentName }: { project: string; flag: FlagDetail; segmentName: (id: number) => string }) => {
@@ -385,6 +406,7 @@ export const FlagPage = ({ project, flag }: { project: string; flag: string }) =
               <EnvironmentPanel flag={data} project={project} env={env} crRequired={crEnvironments.has(env.name)} segmentName={segmentName} toggle={toggle} />
             ))}
           </div>
+          {!data.lastSeenAt && data.environments.every((e) => !e.lastSeenAt) && <ConnectSdk flag={data.name} />}
           <div class="grid2">
             <Tags flag={data} project={project} />
             <Dependencies flag={data} project={project} />

@@ -184,6 +184,12 @@ const FlagsTab = ({ project }: { project: string }) => {
       <ErrorBanner error={error ?? toggleError ?? bulk.error} />
       {!data ? (
         !error && <Loading />
+      ) : flags.length === 0 ? (
+        <div class="empty" role="note">
+          <h3>Create your first flag</h3>
+          <p>A flag is a switch in your code: <code>if (unleash.isEnabled('new-checkout'))</code>. Make one here, turn it on per environment, and roll it out gradually with strategies.</p>
+          {can('CREATE_FEATURE', project) ? <button type="button" onClick={() => setCreating(true)}>Create your first flag</button> : <p class="muted">Someone who may create flags in this project has to make the first one.</p>}
+        </div>
       ) : (
         <div class="table-wrap">
           <table class="flags" aria-rowcount={shown.length + 1}>
