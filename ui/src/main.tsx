@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks'
 import { ApiError, get, onSignedOut, post } from './api.js'
 import { ErrorBanner, Field, Loading, SessionContext, useAction, type Session } from './components.js'
 import { permissionChecker, type PermissionEntry } from './lib/permissions.js'
-import { href, parseRoute, type Route } from './lib/route.js'
+import { href, pageTitle, parseRoute, type Route } from './lib/route.js'
 import { AdminPage, adminSections } from './pages/admin.js'
 import { ArchivePage } from './pages/archive.js'
 import { ChangeRequestPage } from './pages/change-request.js'
@@ -33,6 +33,9 @@ const Login = ({ onSignedIn }: { onSignedIn: () => void }) => {
   const [username, setUsername] = useState('')
   const [password, setPassword] = useState('')
   const { error, busy, run } = useAction()
+  useEffect(() => {
+    document.title = 'Sign in · Flagwright'
+  }, [])
   const submit = (e: Event) => {
     e.preventDefault()
     void run(() => post('/auth/simple/login', { username, password })).then((ok) => ok && onSignedIn())
@@ -75,6 +78,9 @@ const Page = ({ route }: { route: Route }) => {
 
 const Shell = ({ session, route }: { session: Session; route: Route }) => {
   const [menuOpen, setMenuOpen] = useState(false)
+  useEffect(() => {
+    document.title = pageTitle(route, route.page === 'admin' ? adminSections.find((s) => s.id === route.section)?.title : undefined)
+  }, [route])
   const active = (page: string, section?: string) =>
     route.page === page && (section === undefined || (route.page === 'admin' && route.section === section)) ? 'page' : undefined
   return (

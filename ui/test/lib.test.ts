@@ -4,7 +4,7 @@ import { emptyFilter, matchesFilter, moveItem, type FlagRow } from '../src/lib/f
 import { inputKind, splitValues, takesValues, valueProblem } from '../src/lib/operators.js'
 import { permissionChecker } from '../src/lib/permissions.js'
 import { curlCheck, sdkSnippet } from '../src/lib/onboarding.js'
-import { href, parseRoute } from '../src/lib/route.js'
+import { href, pageTitle, parseRoute } from '../src/lib/route.js'
 import { curlCommand, shadowingIndex, strategyLabel } from '../src/lib/strategies.js'
 
 t.test('diffJson lists each changed leaf by its path', async (t) => {
@@ -113,7 +113,7 @@ t.test('strategies read as words: built-in names, then the type\'s display name,
 t.test('shadowingIndex finds the strategy that matches everyone above others', async (t) => {
   const s = (name: string, rollout?: string, more: { constraints?: unknown[]; segments?: unknown[]; disabled?: boolean } = {}) => ({
     name,
-    parameters: rollout === undefined ? {} : { rollout },
+    parameters: Object.fromEntries(rollout === undefined ? [] : [['rollout', rollout]]),
     constraints: more.constraints ?? [],
     segments: more.segments ?? [],
     disabled: more.disabled,
@@ -149,4 +149,12 @@ t.test("the SDK snippet points at this server's /api/ and asks for the flag", as
   t.match(snippet, "url: 'https://flags.example.com/api/'")
   t.match(snippet, "unleash.isEnabled('new-checkout')")
   t.equal(curlCheck('https://flags.example.com'), 'curl https://flags.example.com/api/client/features --header "Authorization: $UNLEASH_API_TOKEN"')
+})
+
+t.test("each page's title names what it shows, where, and the application", async (t) => {
+  t.equal(pageTitle({ page: 'flag', project: 'web', flag: 'new-checkout' }), 'new-checkout · web · Flagwright')
+  t.equal(pageTitle({ page: 'project', project: 'web', tab: 'flags' }), 'web · Flagwright')
+  t.equal(pageTitle({ page: 'project', project: 'web', tab: 'archive' }), 'Archived flags · web · Flagwright')
+  t.equal(pageTitle({ page: 'admin', section: 'api-tokens' }, 'API tokens'), 'API tokens · Flagwright')
+  t.equal(pageTitle({ page: 'projects' }), 'Projects · Flagwright')
 })

@@ -35,6 +35,33 @@ export const href = (route: Route): string => {
   }
 }
 
+// The page's title: what it shows, then where, then the application's name.
+export const pageTitle = (route: Route, sectionTitle?: string): string => {
+  const parts = (() => {
+    switch (route.page) {
+      case 'projects':
+        return ['Projects']
+      case 'project':
+        return route.tab === 'flags' ? [route.project] : [{ archive: 'Archived flags', 'change-requests': 'Change requests', access: 'Access', settings: 'Settings' }[route.tab], route.project]
+      case 'flag':
+        return [route.flag, route.project]
+      case 'change-request':
+        return [`Change request #${route.id}`, route.project]
+      case 'archive':
+        return ['Archived flags']
+      case 'playground':
+        return ['Playground']
+      case 'events':
+        return ['Event log']
+      case 'admin':
+        return [sectionTitle ?? route.section]
+      case 'not-found':
+        return ['Not found']
+    }
+  })()
+  return [...parts, 'Flagwright'].join(' · ')
+}
+
 const projectTabs = ['archive', 'change-requests', 'access', 'settings'] as const
 
 export const parseRoute = (hash: string): Route => {
