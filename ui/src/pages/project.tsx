@@ -2,28 +2,10 @@ import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { del, enc, post, put, useResource } from '../api.js'
 import { Checkbox, Dialog, ErrorBanner, Field, Loading, Section, Select, Switch, TextArea, useAction, useConfirm, useSession, when } from '../components.js'
 import { emptyFilter, matchesFilter, tagLabel, type FlagFilter } from '../lib/flag-filter.js'
+import type { ApiFlags } from '../api-types.js'
 import { href } from '../lib/route.js'
 import { ArchiveTable } from './archive.js'
 import { SettingsTab } from './project-settings.js'
-
-export interface FlagEnvironment {
-  name: string
-  enabled: boolean
-  type: string
-  lastSeenAt: string | null
-}
-
-export interface FlagSummary {
-  name: string
-  type: string
-  description: string | null
-  stale: boolean
-  potentiallyStale: boolean
-  lastSeenAt: string | null
-  tags: { type: string; value: string }[]
-  lifecycle?: { stage: string }
-  environments: FlagEnvironment[]
-}
 
 export interface ChangeRequestConfig {
   environment: string
@@ -131,7 +113,7 @@ const useRowWindow = (count: number) => {
 
 const FlagsTab = ({ project }: { project: string }) => {
   const { can } = useSession()
-  const { data, error } = useResource<{ features: FlagSummary[] }>(`${projectPath(project)}/features`)
+  const { data, error } = useResource<ApiFlags>(`${projectPath(project)}/features`)
   const types = useFeatureTypes()
   const { toggle, confirmElement, error: toggleError, crEnvironments } = useToggle(project)
   const [filter, setFilter] = useState<FlagFilter>(emptyFilter)
