@@ -28,17 +28,17 @@ export const ArchiveTable = ({ project }: { project?: string }) => {
         <div class="table-wrap">
           <table class="archive">
             <thead>
-              <tr><th>Flag</th>{!project && <th>Project</th>}<th>Archived</th><th><span class="sr-only">Actions</span></th></tr>
+              <tr><th>Flag</th>{!project && <th>Project</th>}<th><span class="sr-only">Actions</span></th></tr>
             </thead>
             <tbody>
               {flags.map((f) => (
                 <tr key={`${f.project}/${f.name}`} data-flag={f.name}>
                   <td>
                     <a href={href({ page: 'flag', project: f.project, flag: f.name })}>{f.name}</a>
-                    {f.description && <div class="muted">{f.description}</div>}
+                    {f.description && <div>{f.description}</div>}
+                    <div class="muted">archived {when(f.archivedAt)}</div>
                   </td>
                   {!project && <td><a href={href({ page: 'project', project: f.project, tab: 'archive' })}>{f.project}</a></td>}
-                  <td>{when(f.archivedAt)}</td>
                   <td class="row-actions">
                     {can('UPDATE_FEATURE', f.project) && <button type="button" aria-label={`Revive ${f.name}`} disabled={action.busy} onClick={() => revive(f)}>Revive</button>}
                     {can('DELETE_FEATURE', f.project) && <button type="button" class="ghost danger" aria-label={`Delete ${f.name}`} disabled={action.busy} onClick={() => void remove(f)}>Delete</button>}
