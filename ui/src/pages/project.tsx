@@ -2,7 +2,7 @@ import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { del, enc, post, put, useResource } from '../api.js'
 import { Checkbox, Dialog, ErrorBanner, Field, Loading, Section, Select, Switch, TextArea, useAction, useConfirm, useSession, when } from '../components.js'
 import { emptyFilter, matchesFilter, tagLabel, type FlagFilter } from '../lib/flag-filter.js'
-import type { ApiFlags } from '../api-types.js'
+import type { ApiFlags, ApiProjects } from '../api-types.js'
 import { href } from '../lib/route.js'
 import { ArchiveTable } from './archive.js'
 import { SettingsTab } from './project-settings.js'
@@ -59,6 +59,7 @@ const CreateFlag = ({ project, onClose }: { project: string; onClose: () => void
   const [description, setDescription] = useState('')
   const [impressionData, setImpressionData] = useState(false)
   const { error, busy, run } = useAction()
+  const naming = useResource<ApiProjects>('/api/admin/projects', false).data?.projects.find((p) => p.id === project)?.featureNaming
   const submit = (e: Event) => {
     e.preventDefault()
     void run(() => post(`${projectPath(project)}/features`, { name, type, description: description || undefined, impressionData })).then((ok) => {
@@ -70,7 +71,12 @@ const CreateFlag = ({ project, onClose }: { project: string; onClose: () => void
   return (
     <Dialog title="Create flag" onClose={onClose}>
       <form onSubmit={submit}>
-        <Field label="Flag name" value={name} onValue={setName} required autoFocus />
+        <Field label="Flag name" value={name} onValue={setName} required autoFocus placeholder={naming?.example ?? undefined} />
+        {naming?.pattern && (
+          <p class="muted naming" role="note">
+            {naming.description ?? 'Names in this project follow a pattern'}: <code>{naming.pattern}</code>{naming.example && <> (for example <code>{naming.example}</code>)</>}
+          </p>
+        )}
         <Select label="Flag type" value={type} onValue={setType} options={(types.data?.types ?? [{ id: 'release', name: 'Release' }]).map((t) => ({ value: t.id, label: t.name }))} />
         <TextArea label="Description" value={description} onValue={setDescription} />
         <Checkbox label="Impression data" checked={impressionData} onChecked={setImpressionData} />
