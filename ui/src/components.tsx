@@ -158,7 +158,6 @@ export const Dialog = ({ title, onClose, children }: { title: string; onClose: (
       <div class="dialog-inner">
         <header class="card-head">
           <h2 id={titleId}>{title}</h2>
-          <span class="grow" />
           <button type="button" class="ghost" aria-label="Close" onClick={onClose}>×</button>
         </header>
         <div class="dialog-body">{children}</div>
