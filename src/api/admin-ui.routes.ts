@@ -3,6 +3,7 @@ import { instanceStatsResponse, uiConfigResponse } from '../schemas/responses.js
 import { instanceStatsView } from '../read/instance-stats.js'
 import { recordUiErrorSchema } from '../schemas/admin-ui.js'
 import { maxStrategySegments } from '../schemas/shared.js'
+import { serveStaticFile, staticFile } from '../http/static-files.js'
 import { empty, json, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
 import { publicUrlFor } from './lookups.js'
@@ -27,11 +28,21 @@ const unusedLimits = {
   releaseTemplates: 10,
 }
 
+// The web UI's icon, a flag; browsers ask for /favicon.ico whatever the page names, so both paths answer it.
+const favicon = staticFile(
+  'favicon.svg',
+  Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#4b3fd1"/><path d="M10 6v21" stroke="#fff" stroke-width="2.5" stroke-linecap="round"/><path d="M11 7h13l-3.5 5 3.5 5H11z" fill="#f0b400"/></svg>',
+  ),
+)
+
 // Routes only Unleash's own admin UI calls. GET /api/admin/ui-config is what it reads first (its strategy
 // form crashes without it): it answers as Unleash OSS does, so that the UI offers what OSS offers and
 // asks for no enterprise routes this server lacks (its project creation, change requests and groups
 // stay in this server's own UI).
 export const adminUiRoutes = (deps: ApiDeps, version: string): Route[] => [
+  { method: 'GET', path: '/favicon.svg', access: 'public', handler: (req) => serveStaticFile(favicon, req) },
+  { method: 'GET', path: '/favicon.ico', access: 'public', handler: (req) => serveStaticFile(favicon, req) },
   {
     method: 'GET',
     path: '/api/admin/ui-config',

@@ -1,7 +1,7 @@
 // Small shared pieces: labelled fields, switches, error banners, an action runner.
 import type { ComponentChildren } from 'preact'
 import { createContext } from 'preact'
-import { useContext, useState } from 'preact/hooks'
+import { useContext, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import type { Can } from './lib/permissions.js'
 
 export interface Session {
@@ -15,7 +15,7 @@ export const SessionContext = createContext<Session>({ username: '', userId: nul
 export const useSession = () => useContext(SessionContext)
 
 let nextId = 0
-const useFieldId = () => useState(() => `f${++nextId}`)[0]
+export const useFieldId = () => useState(() => `f${++nextId}`)[0]
 
 // The few input attributes the pages use.
 interface InputExtras {
@@ -109,26 +109,82 @@ export const useAction = () => {
   return { error, busy, run, setError }
 }
 
-export const Section = ({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) => (
-  <section class="card">
-    <header class="card-head">
-      <h2>{title}</h2>
-      {actions && <div class="actions">{actions}</div>}
-    </header>
-    {children}
-  </section>
-)
-
-export const Dialog = ({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) => (
-  <div class="overlay" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
-    <div class="dialog" role="dialog" aria-modal="true" aria-label={title}>
+export const Section = ({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) => {
+  const id = useFieldId()
+  return (
+    <section class="card" aria-labelledby={id}>
       <header class="card-head">
-        <h2>{title}</h2>
-        <button type="button" class="ghost" aria-label="Close" onClick={onClose}>×</button>
+        <h2 id={id}>{title}</h2>
+        {actions && <div class="actions">{actions}</div>}
       </header>
       {children}
-    </div>
-  </div>
-)
+    </section>
+  )
+}
+
+// The platform's modal <dialog>: focus moves to its first field and back to where it was on close;
+// Escape and a click on the backdrop close it through onClose, so the page's state says what is open.
+export const Dialog = ({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) => {
+  const ref = useRef<HTMLDialogElement>(null)
+  const titleId = useFieldId()
+  const close = useRef(onClose)
+  close.current = onClose
+  const unmounted = useRef(false)
+  useLayoutEffect(() => {
+    const dialog = ref.current!
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : undefined
+    dialog.showModal()
+    const first = dialog.querySelector<HTMLElement>('.dialog-body :is(input, select, textarea, button):not(:disabled)')
+    first?.focus()
+    return () => {
+      unmounted.current = true
+      dialog.close()
+      if (opener?.isConnected) opener.focus()
+    }
+  }, [])
+  return (
+    <dialog
+      ref={ref}
+      class="dialog"
+      aria-labelledby={titleId}
+      onCancel={(e) => {
+        e.preventDefault()
+        close.current()
+      }}
+      onClick={(e) => e.target === ref.current && close.current()}
+      // Chromium may close it on Escape without a cancellable cancel event: the page follows.
+      onClose={() => !unmounted.current && close.current()}
+    >
+      <div class="dialog-inner">
+        <header class="card-head">
+          <h2 id={titleId}>{title}</h2>
+          <button type="button" class="ghost" aria-label="Close" onClick={onClose}>×</button>
+        </header>
+        <div class="dialog-body">{children}</div>
+      </div>
+    </dialog>
+  )
+}
+
+// A question before a write: resolves true when the person confirms. The page renders `element`.
+export const useConfirm = () => {
+  const [asking, setAsking] = useState<{ title: string; message: ComponentChildren; confirm: string; danger: boolean; resolve: (ok: boolean) => void }>()
+  const ask = (title: string, message: ComponentChildren, confirm: string, danger = false) =>
+    new Promise<boolean>((resolve) => setAsking({ title, message, confirm, danger, resolve }))
+  const answer = (ok: boolean) => {
+    asking?.resolve(ok)
+    setAsking(undefined)
+  }
+  const element = asking && (
+    <Dialog title={asking.title} onClose={() => answer(false)}>
+      <p>{asking.message}</p>
+      <div class="actions">
+        <button type="button" class={asking.danger ? 'danger' : ''} onClick={() => answer(true)}>{asking.confirm}</button>
+        <button type="button" class="ghost" onClick={() => answer(false)}>Cancel</button>
+      </div>
+    </Dialog>
+  )
+  return { ask, element }
+}
 
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—')

@@ -3,8 +3,9 @@ import { useEffect, useMemo, useState } from 'preact/hooks'
 import { ApiError, get, onSignedOut, post } from './api.js'
 import { ErrorBanner, Field, Loading, SessionContext, useAction, type Session } from './components.js'
 import { permissionChecker, type PermissionEntry } from './lib/permissions.js'
-import { href, parseRoute, type Route } from './lib/route.js'
+import { href, pageTitle, parseRoute, type Route } from './lib/route.js'
 import { AdminPage, adminSections } from './pages/admin.js'
+import { ArchivePage } from './pages/archive.js'
 import { ChangeRequestPage } from './pages/change-request.js'
 import { EventsPage } from './pages/events.js'
 import { FlagPage } from './pages/flag.js'
@@ -32,6 +33,9 @@ const Login = ({ onSignedIn }: { onSignedIn: () => void }) => {
   const [username, setUsername] = useState('')
   const [password, setPassword] = useState('')
   const { error, busy, run } = useAction()
+  useEffect(() => {
+    document.title = 'Sign in · Flagwright'
+  }, [])
   const submit = (e: Event) => {
     e.preventDefault()
     void run(() => post('/auth/simple/login', { username, password })).then((ok) => ok && onSignedIn())
@@ -59,6 +63,8 @@ const Page = ({ route }: { route: Route }) => {
       return <FlagPage project={route.project} flag={route.flag} />
     case 'change-request':
       return <ChangeRequestPage project={route.project} id={route.id} />
+    case 'archive':
+      return <ArchivePage />
     case 'playground':
       return <PlaygroundPage />
     case 'events':
@@ -72,6 +78,9 @@ const Page = ({ route }: { route: Route }) => {
 
 const Shell = ({ session, route }: { session: Session; route: Route }) => {
   const [menuOpen, setMenuOpen] = useState(false)
+  useEffect(() => {
+    document.title = pageTitle(route, route.page === 'admin' ? adminSections.find((s) => s.id === route.section)?.title : undefined)
+  }, [route])
   const active = (page: string, section?: string) =>
     route.page === page && (section === undefined || (route.page === 'admin' && route.section === section)) ? 'page' : undefined
   return (
@@ -85,6 +94,7 @@ const Shell = ({ session, route }: { session: Session; route: Route }) => {
       </header>
       <nav id="nav" class={menuOpen ? 'open' : ''} aria-label="Main" onClick={() => setMenuOpen(false)}>
         <a href="#/projects" aria-current={active('projects') ?? active('project') ?? active('flag')}>Projects</a>
+        <a href="#/archive" aria-current={active('archive')}>Archive</a>
         <a href="#/playground" aria-current={active('playground')}>Playground</a>
         {session.can('ADMIN') && <a href="#/events" aria-current={active('events')}>Event log</a>}
         {adminSections.filter((s) => !s.read || session.can(s.read)).map((s) => (
@@ -92,7 +102,7 @@ const Shell = ({ session, route }: { session: Session; route: Route }) => {
         ))}
       </nav>
       <main class="content">
-        <Page route={route} />
+        <Page key={href(route)} route={route} />
       </main>
     </div>
   )

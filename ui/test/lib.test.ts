@@ -1,9 +1,11 @@
 import t from 'tap'
-import { diffJson } from '../src/lib/diff.js'
+import { diffJson, showValue, withSegmentNames } from '../src/lib/diff.js'
 import { emptyFilter, matchesFilter, moveItem, type FlagRow } from '../src/lib/flag-filter.js'
 import { inputKind, splitValues, takesValues, valueProblem } from '../src/lib/operators.js'
 import { permissionChecker } from '../src/lib/permissions.js'
-import { href, parseRoute } from '../src/lib/route.js'
+import { curlCheck, sdkSnippet } from '../src/lib/onboarding.js'
+import { href, pageTitle, parseRoute } from '../src/lib/route.js'
+import { curlCommand, shadowingIndex, strategyLabel } from '../src/lib/strategies.js'
 
 t.test('diffJson lists each changed leaf by its path', async (t) => {
   const before = { name: 'flexibleRollout', parameters: { rollout: '30', groupId: 'g' }, constraints: [] }
@@ -89,6 +91,8 @@ t.test('routes round-trip through the hash, names percent-encoded', async (t) =>
     { page: 'projects' },
     { page: 'project', project: 'web shop', tab: 'flags' },
     { page: 'project', project: 'web', tab: 'change-requests' },
+    { page: 'project', project: 'web', tab: 'archive' },
+    { page: 'archive' },
     { page: 'flag', project: 'web', flag: 'a/b' },
     { page: 'change-request', project: 'web', id: 12 },
     { page: 'admin', section: 'segments' },
@@ -97,4 +101,60 @@ t.test('routes round-trip through the hash, names percent-encoded', async (t) =>
   for (const route of routes) t.same(parseRoute(href(route)), route, href(route))
   t.same(parseRoute(''), { page: 'projects' })
   t.same(parseRoute('#/nowhere/at/all'), { page: 'not-found', path: '/nowhere/at/all' })
+})
+
+t.test('strategies read as words: built-in names, then the type\'s display name, then the name', async (t) => {
+  t.equal(strategyLabel('flexibleRollout'), 'Gradual rollout')
+  t.equal(strategyLabel('default'), 'Standard')
+  t.equal(strategyLabel('flexibleRollout', 'Rollout by Unleash'), 'Rollout by Unleash', 'a display name from the API wins')
+  t.equal(strategyLabel('myCustom'), 'myCustom')
+})
+
+t.test('shadowingIndex finds the strategy that matches everyone above others', async (t) => {
+  const s = (name: string, rollout?: string, more: { constraints?: unknown[]; segments?: unknown[]; disabled?: boolean } = {}) => ({
+    name,
+    parameters: Object.fromEntries(rollout === undefined ? [] : [['rollout', rollout]]),
+    constraints: more.constraints ?? [],
+    segments: more.segments ?? [],
+    disabled: more.disabled,
+  })
+  t.equal(shadowingIndex([s('flexibleRollout', '100'), s('default')]), 0, 'a 100 % rollout above another')
+  t.equal(shadowingIndex([s('flexibleRollout', '50'), s('default'), s('userWithId')]), 1, 'Standard above another')
+  t.equal(shadowingIndex([s('flexibleRollout', '100')]), undefined, 'nothing below it')
+  t.equal(shadowingIndex([s('flexibleRollout', '99'), s('default')]), undefined, 'under 100 % leaves room')
+  t.equal(shadowingIndex([s('default', undefined, { constraints: [{}] }), s('default')]), undefined, 'a constraint narrows it')
+  t.equal(shadowingIndex([s('default', undefined, { segments: [1] }), s('default')]), undefined, 'so does a segment')
+  t.equal(shadowingIndex([s('default', undefined, { disabled: true }), s('default')]), undefined, 'a disabled one matches nobody')
+})
+
+t.test('curlCommand quotes the URL and the JSON body for a shell', async (t) => {
+  t.equal(curlCommand('DELETE', 'http://h/api/x'), "curl --location --request DELETE 'http://h/api/x' \\\n    --header 'Authorization: INSERT_API_KEY'")
+  const command = curlCommand('POST', 'http://h/api/x', { title: "it's" })
+  t.match(command, "--header 'Content-Type: application/json'")
+  t.match(command, `--data-raw '{\n  "title": "it'\\''s"\n}'`, "a single quote in the body is closed, escaped and reopened")
+})
+
+t.test('a list of plain values diffs as one line, and segment ids read as names', async (t) => {
+  const names = new Map([[1, 'beta-users'], [2, 'staff']])
+  const named = (v: unknown) => withSegmentNames(v, (id) => names.get(id) ?? `#${id}`)
+  t.same(diffJson(named({ segments: [] }), named({ segments: [1] })), [{ path: 'segments', kind: 'added', after: ['beta-users'] }])
+  t.same(diffJson(named({ segments: [1] }), named({ segments: [1, 2] })), [{ path: 'segments', kind: 'changed', before: ['beta-users'], after: ['beta-users', 'staff'] }])
+  t.same(diffJson({ values: ['a'] }, {}), [{ path: 'values', kind: 'removed', before: ['a'] }])
+  t.equal(showValue(['beta-users', 'staff']), 'beta-users, staff')
+  t.same(named({ strategies: [{ segments: [2], constraints: [] }] }), { strategies: [{ segments: ['staff'], constraints: [] }] }, 'nested strategies too')
+})
+
+t.test("the SDK snippet points at this server's /api/ and asks for the flag", async (t) => {
+  const snippet = sdkSnippet('https://flags.example.com', 'new-checkout')
+  t.match(snippet, "url: 'https://flags.example.com/api/'")
+  t.match(snippet, "unleash.isEnabled('new-checkout')")
+  t.equal(curlCheck('https://flags.example.com'), 'curl https://flags.example.com/api/client/features --header "Authorization: $UNLEASH_API_TOKEN"')
+})
+
+t.test("each page's title names what it shows, where, and the application", async (t) => {
+  t.equal(pageTitle({ page: 'flag', project: 'web', flag: 'new-checkout' }), 'new-checkout · web · Flagwright')
+  t.equal(pageTitle({ page: 'project', project: 'web', tab: 'flags' }), 'web · Flagwright')
+  t.equal(pageTitle({ page: 'project', project: 'web', tab: 'archive' }), 'Archived flags · web · Flagwright')
+  t.equal(pageTitle({ page: 'admin', section: 'api-tokens' }, 'API tokens'), 'API tokens · Flagwright')
+  t.equal(pageTitle({ page: 'projects' }), 'Projects · Flagwright')
 })

@@ -24,8 +24,19 @@ const asEntries = (value: unknown[]): [string, unknown][] => {
 
 const isMissing = (value: unknown) => value === undefined || value === null
 
+const isPrimitiveList = (value: unknown): value is unknown[] => Array.isArray(value) && value.every((item) => typeof item !== 'object' || item === null)
+
 const walk = (before: unknown, after: unknown, path: string, out: DiffLine[]): void => {
   if (Object.is(before, after)) return
+  // A list of plain values (segment ids, constraint values) is one line: the list before and after.
+  if ((isPrimitiveList(before) || isMissing(before)) && (isPrimitiveList(after) || isMissing(after)) && (Array.isArray(before) || Array.isArray(after))) {
+    if (JSON.stringify(before ?? []) === JSON.stringify(after ?? [])) return
+    const name = path || '(value)'
+    if (isMissing(before) || (before as unknown[]).length === 0) out.push({ path: name, kind: 'added', after })
+    else if (isMissing(after) || (after as unknown[]).length === 0) out.push({ path: name, kind: 'removed', before })
+    else out.push({ path: name, kind: 'changed', before, after })
+    return
+  }
   // A whole object or list appearing or going is shown field by field.
   if (isMissing(before) && (isObject(after) || Array.isArray(after))) return walk(Array.isArray(after) ? [] : {}, after, path, out)
   if (isMissing(after) && (isObject(before) || Array.isArray(before))) return walk(before, Array.isArray(before) ? [] : {}, path, out)
@@ -60,4 +71,18 @@ export const diffJson = (before: unknown, after: unknown): DiffLine[] => {
   return out
 }
 
-export const showValue = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value))
+export const showValue = (value: unknown): string =>
+  typeof value === 'string' ? value : isPrimitiveList(value) ? value.map(String).join(', ') : JSON.stringify(value)
+
+// Strategy segments are ids in the API: a copy of `value` with every `segments` list of ids replaced
+// by the segments' names, for a diff people can read.
+export const withSegmentNames = (value: unknown, nameOf: (id: number) => string): unknown => {
+  if (Array.isArray(value)) return value.map((item) => withSegmentNames(item, nameOf))
+  if (!isObject(value)) return value
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key,
+      key === 'segments' && Array.isArray(item) && item.every((id) => typeof id === 'number') ? item.map((id: number) => nameOf(id)) : withSegmentNames(item, nameOf),
+    ]),
+  )
+}

@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import { del, enc, post, put, useResource } from '../api.js'
 import { Checkbox, Dialog, ErrorBanner, Field, Loading, Section, Select, Switch, TextArea, useAction, useSession, when } from '../components.js'
+import { EnvironmentPicker, ProjectPicker, ProjectsPicker } from '../pickers.js'
 import { ConstraintEditor, constraintText, useContextFields, type Constraint } from './strategy-editor.js'
 
 type Row = Record<string, unknown>
@@ -11,7 +12,7 @@ type Values = Record<string, string>
 interface FormField {
   key: string
   label: string
-  kind?: 'text' | 'textarea' | 'select' | 'checkbox' | 'datetime' | 'password'
+  kind?: 'text' | 'textarea' | 'select' | 'checkbox' | 'datetime' | 'password' | 'environment' | 'projects'
   options?: (string | { value: string; label: string })[]
   initial?: string
   required?: boolean
@@ -26,7 +27,7 @@ interface Spec {
   rows: (body: unknown) => Row[]
   key: (row: Row) => string
   columns: { title: string; cell: (row: Row) => ComponentChildren }[]
-  create?: { permission: string | string[]; fields: FormField[]; path: string; body: (v: Values) => unknown; showSecret?: (created: Row) => string | undefined }
+  create?: { title: string; permission: string | string[]; fields: FormField[]; path: string; body: (v: Values) => unknown; showSecret?: (created: Row) => string | undefined }
   remove?: { permission: string | string[]; path: (row: Row) => string }
   extra?: (row: Row) => ComponentChildren
 }
@@ -93,6 +94,7 @@ export const adminSections: Spec[] = [
       { title: 'Legal values', cell: (r) => (r.legalValues as { value: string }[]).map((v) => v.value).join(', ') },
     ],
     create: {
+      title: 'New context field',
       permission: 'CREATE_CONTEXT_FIELD',
       path: '/api/admin/context',
       fields: [
@@ -123,6 +125,7 @@ export const adminSections: Spec[] = [
       { title: '', cell: (r) => <StrategyTypeDeprecate row={r} /> },
     ],
     create: {
+      title: 'New strategy type',
       permission: 'CREATE_STRATEGY',
       path: '/api/admin/strategies',
       fields: [
@@ -152,6 +155,7 @@ export const adminSections: Spec[] = [
       { title: 'Description', cell: (r) => text(r.description) },
     ],
     create: {
+      title: 'New tag type',
       permission: 'CREATE_TAG_TYPE',
       path: '/api/admin/tag-types',
       fields: [
@@ -175,6 +179,7 @@ export const adminSections: Spec[] = [
       { title: 'Enabled', cell: (r) => <EnvironmentSwitch row={r} /> },
     ],
     create: {
+      title: 'New environment',
       permission: 'ADMIN',
       path: '/api/admin/environments',
       fields: [
@@ -199,15 +204,16 @@ export const adminSections: Spec[] = [
       { title: 'Last seen', cell: (r) => when(r.seenAt as string | null) },
     ],
     create: {
+      title: 'New API token',
       permission: ['CREATE_CLIENT_API_TOKEN', 'CREATE_FRONTEND_API_TOKEN'],
       path: '/api/admin/api-tokens',
       fields: [
         { key: 'tokenName', label: 'Token name', required: true },
         { key: 'type', label: 'Type', kind: 'select', options: ['client', 'frontend'] },
-        { key: 'environment', label: 'Environment', initial: 'development', required: true },
-        { key: 'projects', label: 'Projects (comma-separated, * for all)', initial: '*' },
+        { key: 'environment', label: 'Environment', kind: 'environment', initial: 'development' },
+        { key: 'projects', label: 'Projects', kind: 'projects', initial: '*' },
       ],
-      body: (v) => ({ tokenName: v.tokenName, type: v.type || 'client', environment: v.environment, projects: (v.projects || '*').split(',').map((s) => s.trim()).filter(Boolean) }),
+      body: (v) => ({ tokenName: v.tokenName, type: v.type || 'client', environment: v.environment, projects: (v.projects ?? '').split(',').filter(Boolean) }),
       showSecret: (created) => text(created.secret),
     },
     remove: { permission: ['DELETE_CLIENT_API_TOKEN', 'DELETE_FRONTEND_API_TOKEN'], path: (r) => `/api/admin/api-tokens/${enc(text(r.secret))}` },
@@ -227,6 +233,7 @@ export const adminSections: Spec[] = [
       { title: 'Seen', cell: (r) => when(r.seenAt as string | null) },
     ],
     create: {
+      title: 'New user',
       permission: 'ADMIN',
       path: '/api/admin/user-admin',
       fields: [
@@ -252,6 +259,7 @@ export const adminSections: Spec[] = [
       { title: 'Members', cell: (r) => ((r.users as { user: { username?: string; email?: string } }[] | undefined) ?? []).map((u) => u.user.username ?? u.user.email).join(', ') },
     ],
     create: {
+      title: 'New group',
       permission: 'ADMIN',
       path: '/api/admin/groups',
       fields: [
@@ -275,6 +283,7 @@ export const adminSections: Spec[] = [
       { title: 'Permissions', cell: (r) => ((r.permissions as { name: string }[] | undefined) ?? []).map((p) => p.name).join(', ') },
     ],
     create: {
+      title: 'New role',
       permission: 'ADMIN',
       path: '/api/admin/roles',
       fields: [
@@ -301,6 +310,7 @@ export const adminSections: Spec[] = [
       { title: 'Enabled', cell: (r) => (r.enabled ? 'yes' : 'no') },
     ],
     create: {
+      title: 'New signup link',
       permission: 'ADMIN',
       path: '/api/admin/invite-link/tokens',
       fields: [
@@ -338,13 +348,17 @@ const CreateForm = ({ spec, onClose }: { spec: NonNullable<Spec['create']>; onCl
     )
   }
   return (
-    <Dialog title="Create" onClose={onClose}>
+    <Dialog title={spec.title} onClose={onClose}>
       <form onSubmit={submit}>
         {spec.fields.map((f) =>
           f.kind === 'select' ? (
             <Select label={f.label} value={values[f.key] || (typeof f.options![0] === 'string' ? (f.options![0] as string) : (f.options![0] as { value: string }).value)} onValue={set(f.key)} options={f.options!} />
           ) : f.kind === 'textarea' ? (
             <TextArea label={f.label} value={values[f.key] ?? ''} onValue={set(f.key)} />
+          ) : f.kind === 'environment' ? (
+            <EnvironmentPicker label={f.label} value={values[f.key] ?? ''} onValue={set(f.key)} />
+          ) : f.kind === 'projects' ? (
+            <ProjectsPicker label={f.label} value={(values[f.key] ?? '').split(',').filter(Boolean)} onValue={(v) => set(f.key)(v.join(','))} />
           ) : f.kind === 'checkbox' ? (
             <Checkbox label={f.label} checked={values[f.key] === 'true'} onChecked={(v) => set(f.key)(String(v))} />
           ) : (
@@ -352,7 +366,7 @@ const CreateForm = ({ spec, onClose }: { spec: NonNullable<Spec['create']>; onCl
           ),
         )}
         <ErrorBanner error={error} />
-        <button type="submit" disabled={busy}>Create</button>
+        <button type="submit" disabled={busy}>{spec.title.replace(/^New/, 'Create')}</button>
       </form>
     </Dialog>
   )
@@ -377,11 +391,11 @@ const SegmentForm = ({ initial, onClose }: { initial?: Segment; onClose: () => v
     void run(() => (s.id ? put(`/api/admin/segments/${s.id}`, body) : post('/api/admin/segments', body))).then((ok) => ok && onClose())
   }
   return (
-    <Dialog title={s.id ? `Edit segment ${initial?.name}` : 'Create segment'} onClose={onClose}>
+    <Dialog title={s.id ? `Edit segment ${initial?.name}` : 'New segment'} onClose={onClose}>
       <form onSubmit={submit}>
         <Field label="Segment name" value={s.name} onValue={(name) => setS({ ...s, name })} required />
         <Field label="Description" value={s.description ?? ''} onValue={(description) => setS({ ...s, description })} />
-        <Field label="Project (empty for all)" value={s.project ?? ''} onValue={(project) => setS({ ...s, project })} />
+        <ProjectPicker label="Project" none="All projects" value={s.project ?? ''} onValue={(project) => setS({ ...s, project })} />
         {s.constraints.map((c, i) => (
           <ConstraintEditor constraint={c} index={i} fields={fields.data ?? []}
             onChange={(next) => setS({ ...s, constraints: s.constraints.map((x, j) => (j === i ? next : x)) })}
@@ -410,7 +424,7 @@ export const AdminPage = ({ section }: { section: string }) => {
     void action.run(() => del(spec.remove!.path(row)))
   }
   return (
-    <Section title={spec.title} actions={canCreate && <button type="button" onClick={() => setCreating(true)}>New</button>}>
+    <Section title={spec.title} actions={canCreate && <button type="button" onClick={() => setCreating(true)}>{isSegments ? 'New segment' : spec.create?.title}</button>}>
       <ErrorBanner error={error ?? action.error} />
       {data === undefined ? (
         !error && <Loading />

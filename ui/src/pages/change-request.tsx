@@ -3,6 +3,7 @@ import { del, enc, post, put, useResource } from '../api.js'
 import { ErrorBanner, Field, Loading, Section, TextArea, useAction, useSession, when } from '../components.js'
 import { href } from '../lib/route.js'
 import { EventDiff } from './flag.js'
+import { useSegmentName } from './strategy-editor.js'
 import { projectPath } from './project.js'
 
 interface Person {
@@ -58,8 +59,9 @@ const currentOf = (flag: FlagEnvState | undefined, environment: string, change: 
   }
 }
 
-const FeatureChanges = ({ project, environment, name, changes, editable, open, onDiscard }: {
+const FeatureChanges = ({ project, environment, name, changes, editable, open, onDiscard, segmentName }: {
   open: boolean
+  segmentName: (id: number) => string
   project: string
   environment: string
   name: string
@@ -77,7 +79,7 @@ const FeatureChanges = ({ project, environment, name, changes, editable, open, o
             {editable && <button type="button" class="ghost danger" onClick={() => onDiscard(c.id)}>Discard</button>}
           </h3>
           {/* Once closed, the flag no longer shows what the change replaced: only the change is shown. */}
-          <EventDiff before={open ? currentOf(flag.data, environment, c) : null} after={c.action === 'deleteStrategy' ? null : c.payload} />
+          <EventDiff before={open ? currentOf(flag.data, environment, c) : null} after={c.action === 'deleteStrategy' ? null : c.payload} segmentName={segmentName} />
         </article>
       ))}
     </Section>
@@ -92,6 +94,7 @@ export const ChangeRequestPage = ({ project, id }: { project: string; id: number
   const [comment, setComment] = useState('')
   const [title, setTitle] = useState<string | undefined>()
   const [scheduleAt, setScheduleAt] = useState('')
+  const segmentName = useSegmentName()
   if (!cr) return error ? <ErrorBanner error={error} /> : <Loading />
   const setState = (state: string, extra: Record<string, unknown> = {}) => void action.run(() => put(`${path}/state`, { state, ...extra }))
   const mine = userId !== null && cr.createdBy.id === userId
@@ -120,6 +123,14 @@ export const ChangeRequestPage = ({ project, id }: { project: string; id: number
         {cr.schedule && ` · scheduled for ${when(cr.schedule.scheduledAt)} (${cr.schedule.status})`}
       </p>
       <ErrorBanner error={action.error} />
+      {cr.state === 'In review' && mine && (
+        <p class="notice" role="note">
+          {can('APPROVE_CHANGE_REQUEST', project)
+            ? 'You cannot approve your own change request: another person who may approve in this project has to review it.'
+            : 'Someone who may approve change requests in this project has to review it.'}
+        </p>
+      )}
+      {cr.state === 'In review' && !mine && !can('APPROVE_CHANGE_REQUEST', project) && <p class="notice" role="note">You may not approve change requests in this project; someone who may has to review it.</p>}
       <div class="actions cr-actions">
         {cr.state === 'Draft' && mine && <button type="button" onClick={() => setState('In review')}>Submit for review</button>}
         {cr.state === 'In review' && canApprove && <button type="button" onClick={() => setState('Approved')}>Approve</button>}
@@ -142,12 +153,13 @@ export const ChangeRequestPage = ({ project, id }: { project: string; id: number
           changes={f.changes}
           editable={mine && (cr.state === 'Draft' || cr.state === 'In review')}
           open={open}
+          segmentName={segmentName}
           onDiscard={(changeId) => void action.run(() => del(`${path}/changes/${changeId}`))}
         />
       ))}
       {cr.segments.map((s) => (
         <Section title={`Segment ${s.name}`}>
-          {s.changes.map((c) => <article class="change"><h3>{c.action}</h3><EventDiff before={null} after={c.payload} /></article>)}
+          {s.changes.map((c) => <article class="change"><h3>{c.action}</h3><EventDiff before={null} after={c.payload} segmentName={segmentName} /></article>)}
         </Section>
       ))}
       <Section title="Comments">

@@ -3,6 +3,7 @@ import { useMemo, useState } from 'preact/hooks'
 import { enc, useResource } from '../api.js'
 import { ErrorBanner, Field, Loading, Section, when } from '../components.js'
 import { EventDiff } from './flag.js'
+import { useSegmentName } from './strategy-editor.js'
 
 interface LogEvent {
   id: number
@@ -19,6 +20,7 @@ interface LogEvent {
 const pageSize = 25
 
 export const EventsPage = () => {
+  const segmentName = useSegmentName()
   const [type, setType] = useState('')
   const [project, setProject] = useState('')
   const [flag, setFlag] = useState('')
@@ -67,7 +69,7 @@ export const EventsPage = () => {
                   <summary>
                     <strong>{e.type}</strong> {e.project && <span class="badge">{e.project}</span>} {e.featureName} {e.environment && <span class="badge">{e.environment}</span>} by {e.createdBy} · {when(e.createdAt)}
                   </summary>
-                  <EventDiff before={e.preData} after={e.data} />
+                  <EventDiff before={e.preData} after={e.data} segmentName={segmentName} />
                 </details>
               </li>
             ))}

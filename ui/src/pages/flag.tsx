@@ -1,20 +1,16 @@
 import { useState } from 'preact/hooks'
 import { del, enc, patch, post, put, useResource } from '../api.js'
-import { Checkbox, ErrorBanner, Field, Loading, Section, Select, Switch, useAction, useSession, when } from '../components.js'
-import { diffJson, showValue } from '../lib/diff.js'
+import { Checkbox, ErrorBanner, Field, Loading, Section, Select, Switch, useAction, useConfirm, useSession, when } from '../components.js'
+import type { ApiFlag } from '../api-types.js'
+import { diffJson, showValue, withSegmentNames } from '../lib/diff.js'
 import { moveItem } from '../lib/flag-filter.js'
 import { href } from '../lib/route.js'
-import { projectPath, useToggle, type FlagSummary } from './project.js'
-import { StrategyEditor, VariantsEditor, constraintText, useContextFields, useSegments, withWeights, type Strategy, type Variant } from './strategy-editor.js'
+import { projectPath, useToggle } from './project.js'
+import { curlCheck, sdkSnippet } from '../lib/onboarding.js'
+import { parameterLabel, shadowingIndex, strategyLabel } from '../lib/strategies.js'
+import { StrategyEditor, VariantsEditor, constraintText, useContextFields, useSegmentName, useStrategyTypes, withWeights, type Strategy, type StrategyRequest, type Variant } from './strategy-editor.js'
 
-interface FlagDetail extends Omit<FlagSummary, 'environments'> {
-  project: string
-  impressionData: boolean
-  archived: boolean
-  environments: { name: string; enabled: boolean; type: string; strategies: Strategy[]; variants: Variant[]; lastSeenAt: string | null }[]
-  dependencies: { feature: string; enabled: boolean; variants?: string[] }[]
-  children: string[]
-}
+type FlagDetail = ApiFlag
 
 interface FlagEvent {
   id: number
@@ -26,8 +22,9 @@ interface FlagEvent {
   preData: unknown
 }
 
-const StrategyCard = ({ s, segmentName, onEdit, onDelete, dragProps, onMove, index, count }: {
+const StrategyCard = ({ s, label, segmentName, onEdit, onDelete, dragProps, onMove, index, count }: {
   s: Strategy
+  label: string
   segmentName: (id: number) => string
   onEdit?: () => void
   onDelete?: () => void
@@ -35,32 +32,43 @@ const StrategyCard = ({ s, segmentName, onEdit, onDelete, dragProps, onMove, ind
   dragProps: Record<string, unknown>
   index: number
   count: number
-}) => (
-  <li class={`strategy${s.disabled ? ' disabled' : ''}`} {...dragProps}>
-    <div class="strategy-head">
-      {onMove && <span class="grip" aria-hidden="true">⋮⋮</span>}
-      <strong>{s.title || s.name}</strong>
-      {s.disabled && <span class="badge">disabled</span>}
-      <span class="grow" />
-      {onMove && (
-        <>
-          <button type="button" class="ghost" aria-label={`Move ${s.title || s.name} up`} disabled={index === 0} onClick={() => onMove(index - 1)}>↑</button>
-          <button type="button" class="ghost" aria-label={`Move ${s.title || s.name} down`} disabled={index === count - 1} onClick={() => onMove(index + 1)}>↓</button>
-        </>
-      )}
-      {onEdit && <button type="button" class="ghost" onClick={onEdit}>Edit</button>}
-      {onDelete && <button type="button" class="ghost danger" onClick={onDelete}>Delete</button>}
-    </div>
-    <ul class="facts">
-      {Object.entries(s.parameters).map(([k, v]) => (
-        <li>{k === 'rollout' ? <><meter min={0} max={100} value={Number(v)} aria-label="Rollout" /> {v}% rollout</> : `${k}: ${v}`}</li>
-      ))}
-      {s.constraints.map((c) => <li class="constraint-text">{constraintText(c)}</li>)}
-      {s.segments.map((id) => <li>segment {segmentName(id)}</li>)}
-      {s.variants.length > 0 && <li>variants: {s.variants.map((v) => `${v.name} (${v.weight / 10}%)`).join(', ')}</li>}
-    </ul>
-  </li>
-)
+}) => {
+  const name = s.title || label
+  const conditions = [...s.constraints.map(constraintText), ...s.segments.map((id) => `in segment ${segmentName(id)}`)]
+  const { rollout, stickiness, groupId, ...rest } = s.parameters
+  return (
+    <li class={`strategy${s.disabled ? ' disabled' : ''}`} {...dragProps}>
+      {index > 0 && <p class="joiner" aria-label="or">OR</p>}
+      <div class="strategy-head">
+        {onMove && <span class="grip" aria-hidden="true">⋮⋮</span>}
+        <strong>{name}</strong>
+        {s.title && <span class="muted">{label}</span>}
+        {s.disabled && <span class="badge">disabled</span>}
+        <span class="grow" />
+        {onMove && (
+          <>
+            <button type="button" class="ghost" aria-label={`Move ${name} up`} disabled={index === 0} onClick={() => onMove(index - 1)}>↑</button>
+            <button type="button" class="ghost" aria-label={`Move ${name} down`} disabled={index === count - 1} onClick={() => onMove(index + 1)}>↓</button>
+          </>
+        )}
+        {onEdit && <button type="button" class="ghost" onClick={onEdit}>Edit</button>}
+        {onDelete && <button type="button" class="ghost danger" onClick={onDelete}>Delete</button>}
+      </div>
+      <ul class="facts">
+        {rollout !== undefined && (
+          <li><meter min={0} max={100} value={Number(rollout)} aria-label="Rollout" /> {rollout}% rollout{stickiness ? `, sticky by ${stickiness}` : ''}{groupId ? ` (group ${groupId})` : ''}</li>
+        )}
+        {Object.entries(rest).map(([k, v]) => <li>{parameterLabel(k)}: {v}</li>)}
+        {conditions.length === 0 ? (
+          <li class="muted">for every context</li>
+        ) : (
+          conditions.map((c, i) => <li class="constraint-text">{i > 0 && <span class="and">AND </span>}{c}</li>)
+        )}
+        {s.variants.length > 0 && <li>variants: {s.variants.map((v) => `${v.name} (${v.weight / 10}%)`).join(', ')}</li>}
+      </ul>
+    </li>
+  )
+}
 
 const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle }: {
   toggle: (flag: string, environment: string, enabled: boolean) => Promise<boolean>
@@ -72,6 +80,9 @@ const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle 
 }) => {
   const { can } = useSession()
   const fields = useContextFields()
+  const types = useStrategyTypes()
+  const label = (name: string) => strategyLabel(name, types.data?.strategies.find((t) => t.name === name)?.displayName)
+  const shadowing = shadowingIndex(env.strategies)
   const [editing, setEditing] = useState<Strategy | 'new' | undefined>()
   const [variants, setVariants] = useState<Variant[] | undefined>()
   const [dragFrom, setDragFrom] = useState<number | undefined>()
@@ -83,12 +94,15 @@ const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle 
   }
   // A PUT keeps a title it is not given or given as null (as Unleash does): one cleared in the editor is sent as ''.
   const body = (s: Strategy) => ({ name: s.name, title: s.id ? (s.title ?? undefined) : s.title || undefined, disabled: !!s.disabled, parameters: s.parameters, constraints: s.constraints, segments: s.segments, variants: s.variants })
+  const request = (s: Strategy): StrategyRequest =>
+    s.id ? { method: 'PUT', path: `${base}/strategies/${enc(s.id)}`, body: body(s) } : { method: 'POST', path: `${base}/strategies`, body: body(s) }
   const save = (s: Strategy) =>
     s.id
       ? crRequired ? viaCr('updateStrategy', { ...body(s), id: s.id }) : put(`${base}/strategies/${enc(s.id)}`, body(s))
       : crRequired ? viaCr('addStrategy', body(s)) : post(`${base}/strategies`, body(s))
-  const remove = (s: Strategy) => {
-    if (!confirm(`Delete strategy ${s.title || s.name}?`)) return
+  const confirm = useConfirm()
+  const remove = async (s: Strategy) => {
+    if (!(await confirm.ask(`Delete strategy ${s.title || s.name}?`, `It is removed from ${env.name}${env.enabled ? ', where the flag is on: users it reached stop getting it' : ''}.`, 'Delete strategy', true))) return
     void action.run(() => (crRequired ? viaCr('deleteStrategy', { id: s.id }) : del(`${base}/strategies/${enc(s.id!)}`)))
   }
   const reorder = (from: number, to: number) => {
@@ -122,11 +136,12 @@ const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle 
           {env.strategies.map((s, i) => (
             <StrategyCard
               s={s}
+              label={label(s.name)}
               index={i}
               count={env.strategies.length}
               segmentName={segmentName}
               onEdit={can('UPDATE_FEATURE_STRATEGY', project) ? () => setEditing(s) : undefined}
-              onDelete={can('DELETE_FEATURE_STRATEGY', project) ? () => remove(s) : undefined}
+              onDelete={can('DELETE_FEATURE_STRATEGY', project) ? () => void remove(s) : undefined}
               onMove={canReorder && env.strategies.length > 1 ? (to) => reorder(i, to) : undefined}
               dragProps={
                 canReorder
@@ -145,6 +160,12 @@ const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle 
             />
           ))}
         </ol>
+      )}
+      {shadowing !== undefined && (
+        <p class="notice" role="status">
+          {env.strategies[shadowing].title || label(env.strategies[shadowing].name)} applies to everyone, so the {env.strategies.length - shadowing - 1 === 1 ? 'strategy' : `${env.strategies.length - shadowing - 1} strategies`} below it
+          {' '}never {env.strategies.length - shadowing - 1 === 1 ? 'applies' : 'apply'}: strategies are tried top to bottom and the first that matches wins.
+        </p>
       )}
       <details>
         <summary>Variants ({env.variants.length})</summary>
@@ -166,8 +187,9 @@ const EnvironmentPanel = ({ flag, project, env, crRequired, segmentName, toggle 
         )}
       </details>
       {editing && (
-        <StrategyEditor flag={flag.name} initial={editing === 'new' ? undefined : editing} onSave={save} onClose={() => setEditing(undefined)} />
+        <StrategyEditor flag={flag.name} initial={editing === 'new' ? undefined : editing} environment={env.name} live={env.enabled} request={request} onSave={save} onClose={() => setEditing(undefined)} />
       )}
+      {confirm.element}
     </section>
   )
 }
@@ -236,8 +258,8 @@ const Dependencies = ({ flag, project }: { flag: FlagDetail; project: string }) 
   )
 }
 
-export const EventDiff = ({ before, after }: { before: unknown; after: unknown }) => {
-  const lines = diffJson(before, after)
+export const EventDiff = ({ before, after, segmentName }: { before: unknown; after: unknown; segmentName: (id: number) => string }) => {
+  const lines = diffJson(withSegmentNames(before, segmentName), withSegmentNames(after, segmentName))
   if (lines.length === 0) return <p class="muted">No data change.</p>
   return (
     <table class="diff">
@@ -255,7 +277,7 @@ export const EventDiff = ({ before, after }: { before: unknown; after: unknown }
   )
 }
 
-const History = ({ flag }: { flag: string }) => {
+const History = ({ flag, segmentName }: { flag: string; segmentName: (id: number) => string }) => {
   const { data, error } = useResource<{ events: FlagEvent[] }>(`/api/admin/events/${enc(flag)}`)
   return (
     <Section title="History">
@@ -270,7 +292,7 @@ const History = ({ flag }: { flag: string }) => {
                 <summary>
                   <strong>{e.type}</strong> {e.environment && <span class="badge">{e.environment}</span>} by {e.createdBy} · {when(e.createdAt)}
                 </summary>
-                <EventDiff before={e.preData} after={e.data} />
+                <EventDiff before={e.preData} after={e.data} segmentName={segmentName} />
               </details>
             </li>
           ))}
@@ -280,10 +302,36 @@ const History = ({ flag }: { flag: string }) => {
   )
 }
 
+// Until an SDK reports using the flag: how to connect one to this server.
+const ConnectSdk = ({ flag }: { flag: string }) => {
+  const { can } = useSession()
+  return (
+    <section class="card onboarding" aria-labelledby="connect-sdk">
+      <h2 id="connect-sdk">Connect an SDK</h2>
+      <p>No application has reported using {flag} yet. Point an Unleash SDK at this server with a client token:</p>
+      <ol>
+        <li>
+          {can(['CREATE_CLIENT_API_TOKEN', 'ADMIN']) ? <a href={href({ page: 'admin', section: 'api-tokens' })}>Create a client token</a> : 'Ask an admin for a client token'} for the environment to use (its secret is shown once).
+        </li>
+        <li>Use it in your application (Node.js shown; every Unleash SDK takes the same URL and token):</li>
+      </ol>
+      <pre><code>{sdkSnippet(location.origin, flag)}</code></pre>
+      <p>Or check the token from a shell:</p>
+      <pre><code>{curlCheck(location.origin)}</code></pre>
+    </section>
+  )
+}
+
 // An archived flag is a 404 at its own path (as in Unleash): the project's archive lists it instead.
-const ArchivedFlag = ({ project, flag }: { project: string; flag: FlagDetail }) => {
+// Its page reads only: revive it to change it again.
+const ArchivedFlag = ({ project, flag, segmentName }: { project: string; flag: FlagDetail; segmentName: (id: number) => string }) => {
   const { can } = useSession()
   const action = useAction()
+  const confirm = useConfirm()
+  const remove = async () => {
+    if (!(await confirm.ask(`Delete ${flag.name}?`, `${flag.name} is deleted for good: its history stays in the event log, and its name can be used again.`, 'Delete flag', true))) return
+    if (await action.run(() => post(`${projectPath(project)}/delete`, { features: [flag.name] }))) location.hash = href({ page: 'project', project, tab: 'archive' })
+  }
   return (
     <>
       <ErrorBanner error={action.error} />
@@ -292,10 +340,13 @@ const ArchivedFlag = ({ project, flag }: { project: string; flag: FlagDetail }) 
         <span class="badge">{flag.type}</span>
         <span class="badge warn">archived</span>
         <span class="grow" />
-        {can('UPDATE_FEATURE', project) && <button type="button" onClick={() => void action.run(() => post(`/api/admin/archive/revive/${enc(flag.name)}`))}>Revive flag</button>}
+        {can('UPDATE_FEATURE', project) && <button type="button" onClick={() => void action.run(() => post(`${projectPath(project)}/revive`, { features: [flag.name] }))}>Revive flag</button>}
+        {can('DELETE_FEATURE', project) && <button type="button" class="ghost danger" onClick={() => void remove()}>Delete flag</button>}
       </header>
+      <p class="notice" role="status">This flag is archived{flag.archivedAt ? ` (${when(flag.archivedAt)})` : ''}: SDKs do not see it and it cannot be changed. Revive it to use it again; it comes back disabled in every environment.</p>
       <p>{flag.description || <span class="muted">No description.</span>}</p>
-      {can('ADMIN') && <History flag={flag.name} />}
+      {can('ADMIN') && <History flag={flag.name} segmentName={segmentName} />}
+      {confirm.element}
     </>
   )
 }
@@ -307,21 +358,21 @@ export const FlagPage = ({ project, flag }: { project: string; flag: string }) =
   const archive = useResource<{ features: FlagDetail[] }>(readError ? `/api/admin/archive/features/${enc(project)}` : undefined)
   const archived = readError ? archive.data?.features.find((f) => f.name === flag) : undefined
   const error = archived || (readError && !archive.data && !archive.error) ? undefined : readError
-  const { toggle, error: toggleError, crEnvironments } = useToggle(project)
-  const segments = useSegments()
+  const { toggle, confirmElement, error: toggleError, crEnvironments } = useToggle(project)
   const action = useAction()
   const [description, setDescription] = useState<string | undefined>()
-  const segmentName = (id: number) => segments.data?.segments.find((s) => s.id === id)?.name ?? `#${id}`
-  const archiveFlag = () => {
-    if (!confirm(`Archive ${flag}? SDKs stop seeing it.`)) return
-    void action.run(() => del(path)).then((ok) => ok && (location.hash = href({ page: 'project', project, tab: 'flags' })))
+  const segmentName = useSegmentName()
+  const confirm = useConfirm()
+  const archiveFlag = async () => {
+    if (!(await confirm.ask(`Archive ${flag}?`, 'SDKs stop seeing it. It stays in the project\'s Archived tab, where it can be revived.', 'Archive flag', true))) return
+    void action.run(() => del(path))
   }
   return (
     <>
       <p class="crumbs"><a href="#/projects">Projects</a> / <a href={href({ page: 'project', project, tab: 'flags' })}>{project}</a> / {flag}</p>
       <ErrorBanner error={error ?? action.error ?? toggleError} />
       {archived ? (
-        <ArchivedFlag project={project} flag={archived} />
+        <ArchivedFlag project={project} flag={archived} segmentName={segmentName} />
       ) : !data ? (
         !error && <Loading />
       ) : (
@@ -337,7 +388,7 @@ export const FlagPage = ({ project, flag }: { project: string; flag: string }) =
                 {data.stale ? 'Mark active' : 'Mark stale'}
               </button>
             )}
-            {can('DELETE_FEATURE', project) && <button type="button" class="danger" onClick={archiveFlag}>Archive flag</button>}
+            {can('DELETE_FEATURE', project) && <button type="button" class="danger" onClick={() => void archiveFlag()}>Archive flag</button>}
           </header>
           {description === undefined ? (
             <p>
@@ -355,13 +406,16 @@ export const FlagPage = ({ project, flag }: { project: string; flag: string }) =
               <EnvironmentPanel flag={data} project={project} env={env} crRequired={crEnvironments.has(env.name)} segmentName={segmentName} toggle={toggle} />
             ))}
           </div>
+          {!data.lastSeenAt && data.environments.every((e) => !e.lastSeenAt) && <ConnectSdk flag={data.name} />}
           <div class="grid2">
             <Tags flag={data} project={project} />
             <Dependencies flag={data} project={project} />
           </div>
-          {can('ADMIN') && <History flag={flag} />}
+          {can('ADMIN') && <History flag={flag} segmentName={segmentName} />}
         </>
       )}
+      {confirm.element}
+      {confirmElement}
     </>
   )
 }

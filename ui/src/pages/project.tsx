@@ -1,27 +1,11 @@
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { del, enc, post, put, useResource } from '../api.js'
-import { Checkbox, Dialog, ErrorBanner, Field, Loading, Section, Select, Switch, TextArea, useAction, useSession, when } from '../components.js'
+import { Checkbox, Dialog, ErrorBanner, Field, Loading, Section, Select, Switch, TextArea, useAction, useConfirm, useSession, when } from '../components.js'
 import { emptyFilter, matchesFilter, tagLabel, type FlagFilter } from '../lib/flag-filter.js'
+import type { ApiFlags, ApiProjects } from '../api-types.js'
 import { href } from '../lib/route.js'
-
-export interface FlagEnvironment {
-  name: string
-  enabled: boolean
-  type: string
-  lastSeenAt: string | null
-}
-
-export interface FlagSummary {
-  name: string
-  type: string
-  description: string | null
-  stale: boolean
-  potentiallyStale: boolean
-  lastSeenAt: string | null
-  tags: { type: string; value: string }[]
-  lifecycle?: { stage: string }
-  environments: FlagEnvironment[]
-}
+import { ArchiveTable } from './archive.js'
+import { SettingsTab } from './project-settings.js'
 
 export interface ChangeRequestConfig {
   environment: string
@@ -36,12 +20,23 @@ export const useCrConfig = (project: string) => useResource<ChangeRequestConfig[
 
 // Toggles a flag in an environment, or, where the project requires change requests there, proposes
 // the change in the caller's draft and opens it.
+// The caller renders `confirmElement`: a toggle that would become a change request asks first.
 export const useToggle = (project: string) => {
   const config = useCrConfig(project)
   const action = useAction()
-  const toggle = (flag: string, environment: string, enabled: boolean) =>
-    action.run(async () => {
-      const needsCr = config.data?.some((c) => c.environment === environment && c.changeRequestEnabled)
+  const confirm = useConfirm()
+  const toggle = async (flag: string, environment: string, enabled: boolean) => {
+    const needsCr = config.data?.some((c) => c.environment === environment && c.changeRequestEnabled)
+    if (
+      needsCr &&
+      !(await confirm.ask(
+        `${enabled ? 'Enable' : 'Disable'} ${flag} in ${environment}?`,
+        `${environment} requires change requests: this adds "${enabled ? 'enable' : 'disable'} ${flag}" to your draft change request. Nothing changes until it is approved and applied.`,
+        'Add to draft',
+      ))
+    )
+      return false
+    return action.run(async () => {
       if (needsCr) {
         const cr = await post<{ id: number }>(`${projectPath(project)}/environments/${enc(environment)}/change-requests`, {
           feature: flag,
@@ -53,7 +48,8 @@ export const useToggle = (project: string) => {
       }
       await post(`${projectPath(project)}/features/${enc(flag)}/environments/${enc(environment)}/${enabled ? 'on' : 'off'}`)
     })
-  return { toggle, error: action.error, crEnvironments: new Set(config.data?.filter((c) => c.changeRequestEnabled).map((c) => c.environment)) }
+  }
+  return { toggle, confirmElement: confirm.element, error: action.error, crEnvironments: new Set(config.data?.filter((c) => c.changeRequestEnabled).map((c) => c.environment)) }
 }
 
 const CreateFlag = ({ project, onClose }: { project: string; onClose: () => void }) => {
@@ -63,6 +59,7 @@ const CreateFlag = ({ project, onClose }: { project: string; onClose: () => void
   const [description, setDescription] = useState('')
   const [impressionData, setImpressionData] = useState(false)
   const { error, busy, run } = useAction()
+  const naming = useResource<ApiProjects>('/api/admin/projects', false).data?.projects.find((p) => p.id === project)?.featureNaming
   const submit = (e: Event) => {
     e.preventDefault()
     void run(() => post(`${projectPath(project)}/features`, { name, type, description: description || undefined, impressionData })).then((ok) => {
@@ -74,7 +71,12 @@ const CreateFlag = ({ project, onClose }: { project: string; onClose: () => void
   return (
     <Dialog title="Create flag" onClose={onClose}>
       <form onSubmit={submit}>
-        <Field label="Flag name" value={name} onValue={setName} required autoFocus />
+        <Field label="Flag name" value={name} onValue={setName} required autoFocus placeholder={naming?.example ?? undefined} />
+        {naming?.pattern && (
+          <p class="muted naming" role="note">
+            {naming.description ?? 'Names in this project follow a pattern'}: <code>{naming.pattern}</code>{naming.example && <> (for example <code>{naming.example}</code>)</>}
+          </p>
+        )}
         <Select label="Flag type" value={type} onValue={setType} options={(types.data?.types ?? [{ id: 'release', name: 'Release' }]).map((t) => ({ value: t.id, label: t.name }))} />
         <TextArea label="Description" value={description} onValue={setDescription} />
         <Checkbox label="Impression data" checked={impressionData} onChecked={setImpressionData} />
@@ -117,9 +119,9 @@ const useRowWindow = (count: number) => {
 
 const FlagsTab = ({ project }: { project: string }) => {
   const { can } = useSession()
-  const { data, error } = useResource<{ features: FlagSummary[] }>(`${projectPath(project)}/features`)
+  const { data, error } = useResource<ApiFlags>(`${projectPath(project)}/features`)
   const types = useFeatureTypes()
-  const { toggle, error: toggleError, crEnvironments } = useToggle(project)
+  const { toggle, confirmElement, error: toggleError, crEnvironments } = useToggle(project)
   const [filter, setFilter] = useState<FlagFilter>(emptyFilter)
   const [selected, setSelected] = useState<Set<string>>(new Set())
   const [creating, setCreating] = useState(false)
@@ -136,9 +138,10 @@ const FlagsTab = ({ project }: { project: string }) => {
     else next.add(name)
     setSelected(next)
   }
-  const archiveSelected = () => {
+  const confirm = useConfirm()
+  const archiveSelected = async () => {
     const names = [...selected]
-    if (!confirm(`Archive ${names.length} flag(s)?`)) return
+    if (!(await confirm.ask(`Archive ${names.length === 1 ? names[0] : `${names.length} flags`}?`, 'SDKs stop seeing archived flags. They stay in the Archived tab, where they can be revived.', 'Archive', true))) return
     void bulk.run(() => post(`${projectPath(project)}/archive`, { features: names })).then((ok) => ok && setSelected(new Set()))
   }
   const staleSelected = (stale: boolean) => void bulk.run(() => post(`${projectPath(project)}/stale`, { features: [...selected], stale }))
@@ -161,7 +164,7 @@ const FlagsTab = ({ project }: { project: string }) => {
       {selected.size > 0 && (
         <div class="bulk" role="region" aria-label="Selected flags">
           <span>{selected.size} selected</span>
-          {can('DELETE_FEATURE', project) && <button type="button" class="danger" onClick={archiveSelected}>Archive selected</button>}
+          {can('DELETE_FEATURE', project) && <button type="button" class="danger" onClick={() => void archiveSelected()}>Archive selected</button>}
           {can('UPDATE_FEATURE', project) && <button type="button" onClick={() => staleSelected(true)}>Mark stale</button>}
           {can('UPDATE_FEATURE', project) && <button type="button" onClick={() => staleSelected(false)}>Mark active</button>}
         </div>
@@ -169,6 +172,12 @@ const FlagsTab = ({ project }: { project: string }) => {
       <ErrorBanner error={error ?? toggleError ?? bulk.error} />
       {!data ? (
         !error && <Loading />
+      ) : flags.length === 0 ? (
+        <div class="empty" role="note">
+          <h3>Create your first flag</h3>
+          <p>A flag is a switch in your code: <code>if (unleash.isEnabled('new-checkout'))</code>. Make one here, turn it on per environment, and roll it out gradually with strategies.</p>
+          {can('CREATE_FEATURE', project) ? <button type="button" onClick={() => setCreating(true)}>Create your first flag</button> : <p class="muted">Someone who may create flags in this project has to make the first one.</p>}
+        </div>
       ) : (
         <div class="table-wrap">
           <table class="flags" aria-rowcount={shown.length + 1}>
@@ -208,6 +217,8 @@ const FlagsTab = ({ project }: { project: string }) => {
         </div>
       )}
       {creating && <CreateFlag project={project} onClose={() => setCreating(false)} />}
+      {confirm.element}
+      {confirmElement}
     </Section>
   )
 }
@@ -232,6 +243,7 @@ const ChangeRequestsTab = ({ project }: { project: string }) => {
       ) : data.length === 0 ? (
         <p class="muted">No change requests.</p>
       ) : (
+        <div class="table-wrap">
         <table>
           <thead><tr><th>#</th><th>Title</th><th>Environment</th><th>Flags</th><th>State</th><th>By</th><th>Created</th></tr></thead>
           <tbody>
@@ -248,6 +260,7 @@ const ChangeRequestsTab = ({ project }: { project: string }) => {
             ))}
           </tbody>
         </table>
+        </div>
       )}
     </Section>
   )
@@ -319,41 +332,9 @@ const AccessTab = ({ project }: { project: string }) => {
   )
 }
 
-const SettingsTab = ({ project }: { project: string }) => {
-  const { can } = useSession()
-  const config = useCrConfig(project)
-  const action = useAction()
-  const writable = can('UPDATE_PROJECT', project)
-  const setConfig = (environment: string, changeRequestsEnabled: boolean, requiredApprovals: number) =>
-    void action.run(() => put(`${projectPath(project)}/environments/${enc(environment)}/change-requests/config`, { changeRequestsEnabled, requiredApprovals }))
-  return (
-    <Section title="Change request settings">
-      <ErrorBanner error={config.error ?? action.error} />
-      {!config.data ? (
-        <Loading />
-      ) : (
-        <table>
-          <thead><tr><th>Environment</th><th>Change requests required</th><th>Approvals needed</th></tr></thead>
-          <tbody>
-            {config.data.map((c) => (
-              <tr>
-                <td>{c.environment}</td>
-                <td><Switch label={`Change requests in ${c.environment}`} checked={c.changeRequestEnabled} disabled={!writable} onToggle={() => setConfig(c.environment, !c.changeRequestEnabled, c.requiredApprovals)} /></td>
-                <td>
-                  <input type="number" min={1} max={10} aria-label={`Approvals needed in ${c.environment}`} value={c.requiredApprovals} disabled={!writable}
-                    onChange={(e) => setConfig(c.environment, c.changeRequestEnabled, Number(e.currentTarget.value))} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </Section>
-  )
-}
-
 const tabs = [
   { id: 'flags', title: 'Flags' },
+  { id: 'archive', title: 'Archived' },
   { id: 'change-requests', title: 'Change requests' },
   { id: 'access', title: 'Access' },
   { id: 'settings', title: 'Settings' },
@@ -373,6 +354,7 @@ export const ProjectPage = ({ project, tab }: { project: string; tab: (typeof ta
         ))}
       </nav>
       {tab === 'flags' && <FlagsTab project={project} />}
+      {tab === 'archive' && <ArchiveTable project={project} />}
       {tab === 'change-requests' && <ChangeRequestsTab project={project} />}
       {tab === 'access' && <AccessTab project={project} />}
       {tab === 'settings' && <SettingsTab project={project} />}

@@ -1,17 +1,8 @@
 import { useState } from 'preact/hooks'
 import { post, useResource } from '../api.js'
 import { Dialog, ErrorBanner, Field, Loading, Section, TextArea, useAction, useSession } from '../components.js'
+import type { ApiProjects } from '../api-types.js'
 import { href } from '../lib/route.js'
-
-export interface ProjectSummary {
-  id: string
-  name: string
-  description: string | null
-  featureCount: number
-  memberCount: number
-  health: number
-  environments: { environment: string; changeRequestsEnabled: boolean }[]
-}
 
 const CreateProject = ({ onClose }: { onClose: () => void }) => {
   const [id, setId] = useState('')
@@ -41,7 +32,7 @@ const CreateProject = ({ onClose }: { onClose: () => void }) => {
 
 export const ProjectsPage = () => {
   const { can } = useSession()
-  const { data, error } = useResource<{ projects: ProjectSummary[] }>('/api/admin/projects')
+  const { data, error } = useResource<ApiProjects>('/api/admin/projects')
   const [creating, setCreating] = useState(false)
   return (
     <Section title="Projects" actions={can('CREATE_PROJECT') && <button type="button" onClick={() => setCreating(true)}>New project</button>}>

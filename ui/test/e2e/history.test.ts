@@ -17,7 +17,7 @@ t.test("a flag's history shows the diff of its last change", async (t) => {
   const development = page.getByRole('region', { name: 'Environment development' })
   await development.getByRole('button', { name: 'Edit' }).click()
   const dialog = page.getByRole('dialog')
-  await dialog.getByLabel(/^Rollout/).fill('60')
+  await dialog.getByLabel('Rollout percentage').fill('60')
   await dialog.getByRole('button', { name: 'Save strategy' }).click()
   await development.getByText('60% rollout').waitFor()
 

@@ -20,11 +20,11 @@ t.test('the playground shows the same answer as the SDK for each context', async
   const { page, errors } = await ui.newPage()
   await signIn(page, 'admin', adminPassword)
   await page.getByRole('link', { name: 'Playground' }).click()
-  await page.getByLabel('appName').fill('playground-test')
+  await page.getByRole('textbox', { name: 'appName' }).fill('playground-test')
   const users = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'blocked']
   const seen = new Set<boolean>()
   for (const userId of users) {
-    await page.getByLabel('userId').fill(userId)
+    await page.getByRole('textbox', { name: 'userId' }).fill(userId)
     await page.getByRole('button', { name: 'Evaluate' }).click()
     // The results name the context they answer, so an earlier answer is never read for this one.
     await page.getByRole('heading', { name: new RegExp(`appName=playground-test, userId=${userId}$`) }).waitFor()

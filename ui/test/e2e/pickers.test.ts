@@ -1,0 +1,55 @@
+import t from 'tap'
+import { adminPassword, requireChromium, signIn, startUi } from './browser.js'
+
+// What must name something that exists is chosen from a list: a token's environment and projects, a
+// segment's project, a dependency's parent flag.
+t.test("a token's environment and projects, a segment's project and a parent flag are picked, not typed", async (t) => {
+  const chromium = requireChromium(t)
+  if (!chromium) return
+  const ui = await startUi(t, chromium)
+  await ui.api('POST', '/api/admin/projects', { id: 'web', name: 'Web shop' })
+  await ui.api('POST', '/api/admin/projects/web/features', { name: 'checkout' })
+  await ui.api('POST', '/api/admin/projects/web/features', { name: 'checkout-express' })
+  const { page, errors } = await ui.newPage()
+  await signIn(page, 'admin', adminPassword)
+
+  await page.goto('/#/admin/api-tokens')
+  await page.getByRole('button', { name: 'New API token' }).click()
+  const tokenDialog = page.getByRole('dialog', { name: 'New API token' })
+  await tokenDialog.getByLabel('Token name').fill('web-backend')
+  const environment = tokenDialog.getByLabel('Environment')
+  await environment.locator('option', { hasText: 'production' }).waitFor({ state: 'attached' })
+  t.same(await environment.locator('option').allTextContents(), ['development', 'production'], 'the environment is one of those that exist')
+  await environment.selectOption('production')
+  await tokenDialog.getByLabel('All projects (also those made later)').uncheck()
+  await tokenDialog.getByLabel('Web shop').check()
+  await tokenDialog.getByRole('button', { name: 'Create API token' }).click()
+  await page.getByTestId('secret').waitFor()
+  const tokens = await ui.api<{ tokens: { tokenName: string; environment: string; projects: string[] }[] }>('GET', '/api/admin/api-tokens')
+  const token = tokens.tokens.find((x) => x.tokenName === 'web-backend')
+  t.same([token?.environment, token?.projects], ['production', ['web']], 'the token is for production and the web project')
+  await page.keyboard.press('Escape')
+
+  await page.goto('/#/admin/segments')
+  await page.getByRole('button', { name: 'New segment' }).click()
+  const segmentDialog = page.getByRole('dialog', { name: 'New segment' })
+  await segmentDialog.getByLabel('Segment name').fill('web-beta')
+  const project = segmentDialog.getByLabel('Project')
+  await project.locator('option', { hasText: 'Web shop' }).waitFor({ state: 'attached' })
+  await project.selectOption({ label: 'Web shop' })
+  await segmentDialog.getByRole('button', { name: 'Save segment' }).click()
+  await page.getByRole('cell', { name: 'web', exact: true }).waitFor()
+  const segments = await ui.api<{ segments: { name: string; project: string | null }[] }>('GET', '/api/admin/segments')
+  t.equal(segments.segments.find((s) => s.name === 'web-beta')?.project, 'web', "the segment's project is the one picked")
+
+  await page.goto('/#/projects/web/flags/checkout-express')
+  const parent = page.getByLabel('Parent flag')
+  await parent.locator('option', { hasText: 'checkout' }).first().waitFor({ state: 'attached' })
+  t.same(await parent.locator('option').allTextContents(), ['Choose…', 'checkout'], 'the parent is one of the other flags of the project')
+  await parent.selectOption('checkout')
+  await page.getByRole('button', { name: 'Add dependency' }).click()
+  await page.getByRole('link', { name: 'checkout', exact: true }).waitFor()
+  const flag = await ui.api<{ dependencies: { feature: string }[] }>('GET', '/api/admin/projects/web/features/checkout-express')
+  t.same(flag.dependencies.map((d) => d.feature), ['checkout'], 'the dependency on the picked parent is saved')
+  t.same(errors, [], 'the pages threw no uncaught errors')
+})
