@@ -219,8 +219,9 @@ export class FeatureSearchIndex {
   private readonly bySegment = new Map<number, Set<string>>()
   // Active flags that depend on each parent.
   private readonly childrenOf = new Map<string, Set<string>>()
-  // Rows made so far: a test's proof that a commit re-reads only the flags it names.
-  readonly counters = { rowsMade: 0 }
+  // Rows made so far: a test's proof that a commit re-reads only the flags it names; and rows entered
+  // in the project, type, tag and segment indexes (a change that leaves what they read enters none).
+  readonly counters = { rowsMade: 0, rowsIndexed: 0 }
 
   constructor(private readonly projects: () => ReadonlyMap<string, ProjectState>) {}
 
@@ -322,6 +323,7 @@ export class FeatureSearchIndex {
   }
 
   private index(row: Row): void {
+    this.counters.rowsIndexed++
     const { name, project, type, tags, archived, dependencies } = row.feature
     addTo(this.byProject, project, name)
     addTo(this.byType, type, name)
