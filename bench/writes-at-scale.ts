@@ -1,6 +1,7 @@
 // Writes as the flags grow (issue 26): our server from dist/ is seeded through the import API in batches
 // of BENCH_BATCH (1,000) flags up to each size of BENCH_SIZES (1000,20000,50000), the time of each batch
-// noted, and at each size single flag creations run for BENCH_DURATION_MS with BENCH_CONNECTIONS (16)
+// noted (and the last fifth of the batches on their own: 40,000 to 50,000 flags of 50,000, the import
+// target of issue 26), and at each size single flag creations run for BENCH_DURATION_MS with BENCH_CONNECTIONS (16)
 // connections: creates/s, p50/p99 and the server's CPU per create (from /proc), then as long of updates
 // (each connection changes one seeded flag's description, the harness's writes case). The creates add
 // flags of their own, counted in the next size.
@@ -8,6 +9,9 @@
 // BENCH_SERVER_ENV="NAME=value ..." adds to the server's environment (SNAPSHOT_EVERY=100000000, say, to
 // see the writes without the snapshot sets they cause).
 // BENCH_SERVER_MAIN=path/to/dist/src/main.js measures another build's server.
+// Beside the creates: how many a commit held and how long a commit took from append to durable (the
+// server's Prometheus metrics, over the warm-up too): 16 connections wait on one commit at a time per
+// project, so creates/s is at most creates per commit over that time (plus the turn of a reply).
 // BENCH_PROFILE_DIR=dir runs the server with --cpu-prof and prints, per size, where the server's time
 // went during the creates only (the profile's samples in that window), per create.
 import { randomBytes } from 'node:crypto'
@@ -61,6 +65,13 @@ const server = await startFlagServer({
   // Another build's server (an older commit's dist/src/main.js), to compare builds with the same load.
   script: process.env.BENCH_SERVER_MAIN,
 })
+// The server's commits so far (its Prometheus metrics): how many, their records, and the seconds from
+// append to durable commit, summed.
+const commitCounts = async () => {
+  const text = await (await fetch(`${server.url}/internal-backstage/prometheus`)).text()
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
+  return { commits: value('flagwright_commit_duration_seconds_count'), seconds: value('flagwright_commit_duration_seconds_sum'), records: value('flagwright_events_appended_total') }
+}
 const updateWindows: { size: number; from: number; to: number; updates: number }[] = []
 const windows: { size: number; from: number; to: number; creates: number; importFrom: number; importTo: number; batches: number }[] = []
 const rows: string[][] = []
@@ -81,11 +92,23 @@ try {
     const target = Math.max(seeded, size - created)
     const cpuBefore = sampleProcess(server.pid).cpuMs
     const importFrom = nowMicros()
-    const times = await seedByImport(api, features.slice(seeded, target), { batchSize: BATCH })
+    // The last fifth of the batches (40,000 to 50,000 of 50,000: issue 26's import target) on its own.
+    const lastFifthFrom = Math.floor(Math.ceil((target - seeded) / BATCH) * 0.8)
+    let lastFifthCpuFrom = cpuBefore
+    let batchesDone = 0
+    const times = await seedByImport(api, features.slice(seeded, target), {
+      batchSize: BATCH,
+      onBatch: () => {
+        if (++batchesDone === lastFifthFrom) lastFifthCpuFrom = sampleProcess(server.pid).cpuMs
+      },
+    })
     const importTo = nowMicros()
-    const importCpuMs = sampleProcess(server.pid).cpuMs - cpuBefore
+    const importCpuEnd = sampleProcess(server.pid).cpuMs
+    const importCpuMs = importCpuEnd - cpuBefore
+    const lastFifth = times.slice(lastFifthFrom)
     seeded = target
     const measure = async (requests: (connection: number) => RequestSpec[]) => {
+      const commitsBefore = await commitCounts()
       let cpuStart = 0
       let cpuEnd = 0
       let from = 0
@@ -108,9 +131,20 @@ try {
           cpuEnd = sampleProcess(server.pid).cpuMs
         },
       })
-      return { result, from, to, cpuMs: cpuEnd - cpuStart }
+      const commitsAfter = await commitCounts()
+      const commits = commitsAfter.commits - commitsBefore.commits
+      return {
+        result,
+        from,
+        to,
+        cpuMs: cpuEnd - cpuStart,
+        // Over the warm-up and the measured time: what a commit held and how long it took to be durable.
+        recordsPerCommit: (commitsAfter.records - commitsBefore.records) / Math.max(1, commits),
+        commitMs: (1000 * (commitsAfter.seconds - commitsBefore.seconds)) / Math.max(1, commits),
+      }
     }
-    const { result, from, to, cpuMs } = await measure(requestsFor)
+    const creates = await measure(requestsFor)
+    const { result, from, to, cpuMs } = creates
     const ok = result.statuses['201'] ?? 0
     const startCount = seeded + created
     // Every 201, in the warm-up too, is a flag more (the measured ones are counted in ok).
@@ -127,10 +161,12 @@ try {
       thousands(seeded + created),
       times.length > 0 ? `${fixed(percentile(times, 0.5), 0)} / ${fixed(Math.max(...times), 0)}` : '-',
       times.length > 0 ? fixed(importCpuMs / times.length, 0) : '-',
+      lastFifth.length > 0 ? `${fixed(percentile(lastFifth, 0.5), 0)}, ${fixed((importCpuEnd - lastFifthCpuFrom) / lastFifth.length, 0)}` : '-',
       thousands(result.requestsPerSecond),
       fixed(result.latency.percentileMs(0.5), 2),
       fixed(result.latency.percentileMs(0.99), 2),
       fixed((cpuMs * 1000) / Math.max(1, ok), 0),
+      `${fixed(creates.recordsPerCommit, 1)}, ${fixed(creates.commitMs, 2)}`,
       thousands(updates.result.requestsPerSecond),
       fixed(updates.result.latency.percentileMs(0.99), 2),
       fixed((updates.cpuMs * 1000) / Math.max(1, updates.result.statuses['200'] ?? 0), 0),
@@ -146,7 +182,7 @@ try {
 console.log('')
 console.log(
   formatTable(
-    ['flags at start', 'flags after', 'import ms/batch p50 / max', 'import server CPU ms/batch', 'creates/s', 'p50 ms', 'p99 ms', 'server CPU µs/create', 'updates/s', 'p99 ms', 'server CPU µs/update', 'unexpected', 'load avg'],
+    ['flags at start', 'flags after', 'import ms/batch p50 / max', 'import server CPU ms/batch', 'last fifth of the batches: ms p50, CPU ms/batch', 'creates/s', 'p50 ms', 'p99 ms', 'server CPU µs/create', 'creates per commit, ms from append to durable', 'updates/s', 'p99 ms', 'server CPU µs/update', 'unexpected', 'load avg'],
     rows,
   ),
 )

@@ -5,7 +5,7 @@ import type { EventDraft } from '../domain/events.js'
 import type { TagWorld } from '../domain/feature-tags.js'
 import type { InstanceWorld } from '../domain/instance.js'
 import { decideCreateProject } from '../domain/projects.js'
-import { decideProject, evolveProject, type ProjectCommand } from '../domain/project.js'
+import { decideAndEvolveProject, evolveProject, type ProjectCommand } from '../domain/project.js'
 import type { ProjectState } from '../domain/project-state.js'
 import type { DistributiveOmit } from '../domain/type-utils.js'
 import type { ProjectWorld } from '../domain/world.js'
@@ -68,15 +68,14 @@ export const decideProjectCommand = (context: Pick<ProjectContext, 'id' | 'env'>
   const env = context.env
   const world = env ? env.world(context.id, own) : givenWorld(command)
   const full = { ...command, world, ...(env && { tags: env.tags() }) } as ProjectCommand
-  const result =
-    full.type === 'project.create'
-      ? decideCreateProject(own, full)
-      : own
-        ? decideProject(own, full)
-        : fail(notFound('Project not found'))
+  let result: Result<{ events: EventDraft[]; state: ProjectState | undefined }>
+  if (full.type === 'project.create') {
+    const created = decideCreateProject(own, full)
+    result = created.ok ? ok({ events: created.value, state: created.value.reduce(evolveProject, own) }) : created
+  } else result = own ? decideAndEvolveProject(own, full) : fail(notFound('Project not found'))
   if (!result.ok) return result
-  const state = result.value.reduce(evolveProject, own)
-  return ok({ events: withFeatureTags(result.value, state), state })
+  const { events, state } = result.value
+  return ok({ events: withFeatureTags(events, state), state })
 }
 
 export const projectMachine = setup({

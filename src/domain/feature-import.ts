@@ -207,7 +207,8 @@ export type ImportCommand = { type: 'features.import'; plan: ImportPlan; ids: st
 
 type Evolve = (state: ProjectState | undefined, event: EventDraft) => ProjectState | undefined
 
-export const decideImport = (state: ProjectState, command: WithMeta<ImportCommand>, evolve: Evolve): Result<EventDraft[]> => {
+// The events and the state they lead to (the import evolves it as it decides).
+export const decideImport = (state: ProjectState, command: WithMeta<ImportCommand>, evolve: Evolve): Result<{ events: EventDraft[]; state: ProjectState | undefined }> => {
   const { plan, ids, world, meta } = command
   const project = state.settings.id
   const environment = plan.environment
@@ -287,6 +288,6 @@ export const decideImport = (state: ProjectState, command: WithMeta<ImportComman
     const error = apply(decideAddDependency(current, { type: 'dependency.add', feature: d.child, dependency, world: worldNow(), meta }))
     if (error) return { ok: false, error }
   }
-  events.push(draft(meta, 'features-imported', { project, environment, data: { features: plan.features.map((f) => f.name) } }))
-  return ok(events)
+  apply(ok([draft(meta, 'features-imported', { project, environment, data: { features: plan.features.map((f) => f.name) } })]))
+  return ok({ events, state: current })
 }

@@ -1,4 +1,4 @@
-import type { Result } from './errors.js'
+import { ok, type Result } from './errors.js'
 import type { EventDraft } from './events.js'
 import { decideFavoriteFeature, decideFavoriteProject, evolveFavorites, type FavoriteCommand } from './favorites.js'
 import { decideImport, type ImportCommand } from './feature-import.js'
@@ -38,8 +38,10 @@ export const decideCuration = (state: ProjectState, command: WithMeta<CurationCo
       return decideFavoriteFeature(state, command)
     case 'favorite.project':
       return decideFavoriteProject(state, command)
-    case 'features.import':
-      return decideImport(state, command, evolve)
+    case 'features.import': {
+      const decided = decideImport(state, command, evolve)
+      return decided.ok ? ok(decided.value.events) : decided
+    }
   }
 }
 

@@ -197,6 +197,16 @@ const rowOf = (feature: Feature): Row => {
   }
 }
 
+// Whether two rows of one flag are listed under the same project, type, tags, segments and parents.
+const sameIndexKeys = (a: Row, b: Row): boolean =>
+  a.project === b.project &&
+  a.type === b.type &&
+  a.archived === b.archived &&
+  a.tags === b.tags &&
+  a.feature.dependencies === b.feature.dependencies &&
+  a.segmentUses.length === b.segmentUses.length &&
+  a.segmentUses.every((id, i) => id === b.segmentUses[i])
+
 export class FeatureSearchIndex {
   // Built by warm() or the first search from the committed state, then kept up by apply().
   private rows: Map<string, Row> | undefined
@@ -209,8 +219,9 @@ export class FeatureSearchIndex {
   private readonly bySegment = new Map<number, Set<string>>()
   // Active flags that depend on each parent.
   private readonly childrenOf = new Map<string, Set<string>>()
-  // Rows made so far: a test's proof that a commit re-reads only the flags it names.
-  readonly counters = { rowsMade: 0 }
+  // Rows made so far: a test's proof that a commit re-reads only the flags it names; and rows entered
+  // in the project, type, tag and segment indexes (a change that leaves what they read enters none).
+  readonly counters = { rowsMade: 0, rowsIndexed: 0 }
 
   constructor(private readonly projects: () => ReadonlyMap<string, ProjectState>) {}
 
@@ -274,8 +285,8 @@ export class FeatureSearchIndex {
     const rows = this.rows!
     const old = rows.get(name)
     if (old?.feature === feature) return
-    if (old) this.unindex(old)
     if (!feature) {
+      if (old) this.unindex(old)
       rows.delete(name)
       if (!this.ordersStale) {
         this.byCreated.remove(old!)
@@ -285,18 +296,25 @@ export class FeatureSearchIndex {
     }
     const row = rowOf(feature)
     this.counters.rowsMade++
+    if (old && old.createdAtMs === row.createdAtMs) {
+      // Same name and creation time: the row keeps its place in both orders, so it is brought up to
+      // date where it is (the orders and their flat copy hold it), and re-indexed only when what the
+      // indexes read of it changed (a description or a strategy's change leaves them).
+      const reindex = !sameIndexKeys(old, row)
+      if (reindex) this.unindex(old)
+      Object.assign(old, row)
+      if (reindex) this.index(old)
+      return
+    }
+    if (old) this.unindex(old)
     rows.set(name, row)
     this.index(row)
     if (!this.ordersStale) {
       if (old) {
-        // Same name: the row keeps its place in the name order, and in the creation order unless it was
-        // created again.
+        // Created again: the row keeps its place in the name order and moves in the creation order.
         this.byName.replace(old, row)
-        if (old.createdAtMs === row.createdAtMs) this.byCreated.replace(old, row)
-        else {
-          this.byCreated.remove(old)
-          this.byCreated.insert(row)
-        }
+        this.byCreated.remove(old)
+        this.byCreated.insert(row)
       } else {
         this.byCreated.insert(row)
         this.byName.insert(row)
@@ -305,6 +323,7 @@ export class FeatureSearchIndex {
   }
 
   private index(row: Row): void {
+    this.counters.rowsIndexed++
     const { name, project, type, tags, archived, dependencies } = row.feature
     addTo(this.byProject, project, name)
     addTo(this.byType, type, name)

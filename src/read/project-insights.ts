@@ -150,6 +150,9 @@ const membersAddedBy = (event: EventDraft): number => {
   }
 }
 
+// The events whose case below reads the flag's facts.
+const factsChanging = new Set(['feature-metadata-updated', 'feature-archived', 'feature-revived', 'feature-environment-enabled'])
+
 // The figures of a project overview that need history (SEMANTICS 10 stats), folded from committed
 // events as they arrive (and from the log once at start-up), so a request never scans the log.
 export class ProjectInsights {
@@ -251,7 +254,8 @@ export class ProjectInsights {
     facts.activityMs.dropBefore(kept)
     facts.membersAddedMs.dropBefore(kept)
     const name = event.featureName ?? ''
-    const feature = facts.features.get(name)
+    // Looked up only by the events that change a flag's facts (most events of a flag do not).
+    const feature = factsChanging.has(event.type) ? facts.features.get(name) : undefined
     switch (event.type) {
       case 'feature-created':
         facts.features = withEntry(facts.features, name, {

@@ -7,8 +7,21 @@ import type { Feature, ProjectState } from '../../src/domain/project-state.js'
 import { ClientFeatures, type ClientQuery } from '../../src/read/client-features.js'
 import { ClientRevisions } from '../../src/read/client-revisions.js'
 import { Evaluators } from '../../src/read/evaluators.js'
-import { FeatureSearchIndex } from '../../src/read/feature-search.js'
+import { FeatureSearchIndex, type FeatureSearchContext } from '../../src/read/feature-search.js'
+import { featureSearchOf } from '../../src/domain/search.js'
 import { Scenario, featureInput } from '../domain/fixtures/scenario.js'
+
+// What a search reads besides the flags: nothing of it matters to these searches.
+const searchContext = (s: Scenario): FeatureSearchContext => ({
+  environments: s.environments,
+  lifecycle: (feature) => feature.lifecycle[feature.lifecycle.length - 1],
+  lastSeen: () => null,
+  counts: () => ({ yes: 0, no: 0 }),
+  segmentName: () => undefined,
+  segmentIdsNamed: () => [],
+  changeRequestIds: () => [],
+  user: () => undefined,
+})
 
 // Issue 26: a write to one flag of a project of 5,000 touches that flag alone, in the state and in the
 // read models fed by the commit: the project's other flags are the same objects, one chunk of its
@@ -81,4 +94,14 @@ t.test('creating or changing one flag in a project of 5,000 re-serialises, recom
   const toggled = s.toggle('web', 'flag-2500', 'development', false)
   t.ok(toggled.ok, 'the toggle is decided')
   check('a flag in the middle switched off', toggled.ok ? toggled.value : [], beforeToggle, 1)
+
+  // A change that leaves the flag's project, type, tags and segments: its search row is brought up to
+  // date where it is, entered in no index again, and found with what changed.
+  const indexed = search.counters.rowsIndexed
+  const beforeUpdate = s.project('web')
+  const updated = s.ok('web', { type: 'feature.update', name: 'flag-1234', input: { description: 'described at last' } })
+  check('a flag in the middle described', updated, beforeUpdate, 1)
+  t.equal(search.counters.rowsIndexed - indexed, 0, 'a flag described: its row is entered in no index again')
+  const found = search.search(featureSearchOf({ query: 'described at last' }), searchContext(s))
+  t.same(found.hits.map((hit) => hit.feature.name), ['flag-1234'], 'a flag described: the search finds it by its new description')
 })
