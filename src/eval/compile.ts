@@ -116,23 +116,23 @@ export const compileSegment = (segment: EvalSegment): CompiledSegment => {
   }
 }
 
+// Each shape of conjunction in a function of its own: a closure keeps its creator's whole context, and one
+// context for them all would keep the list alive beside the two or three tests it holds.
+const both = (a: ContextTest, b: ContextTest): ContextTest => (ctx) => a(ctx) && b(ctx)
+const all3 = (a: ContextTest, b: ContextTest, c: ContextTest): ContextTest => (ctx) => a(ctx) && b(ctx) && c(ctx)
+const every = (tests: ContextTest[]): ContextTest => (ctx) => {
+  for (let i = 0; i < tests.length; i++) if (!tests[i](ctx)) return false
+  return true
+}
+
 const allOf = (tests: ContextTest[]): ContextTest => {
   if (tests.includes(never)) return never
   const live = tests.filter((t) => t !== always)
   if (live.length === 0) return always
   if (live.length === 1) return live[0]
-  if (live.length === 2) {
-    const [a, b] = live
-    return (ctx) => a(ctx) && b(ctx)
-  }
-  if (live.length === 3) {
-    const [a, b, c] = live
-    return (ctx) => a(ctx) && b(ctx) && c(ctx)
-  }
-  return (ctx) => {
-    for (let i = 0; i < live.length; i++) if (!live[i](ctx)) return false
-    return true
-  }
+  if (live.length === 2) return both(live[0], live[1])
+  if (live.length === 3) return all3(live[0], live[1], live[2])
+  return every(live)
 }
 
 const compileStrategy = (
