@@ -19,6 +19,13 @@ const incompleteFalse = resultTail('{"evaluationStatus":"incomplete","enabled":f
 const completeTrue = resultTail('{"evaluationStatus":"complete","enabled":true}')
 const completeFalse = resultTail('{"evaluationStatus":"complete","enabled":false}')
 
+// `{...value,"result":result}` as JSON; without a copy of the object where it has fields and no result.
+const withResult = (value: object, result: boolean): string => {
+  const json = JSON.stringify(value)
+  if (json.length <= 2 || Object.hasOwn(value, 'result')) return JSON.stringify({ ...value, result })
+  return `${json.slice(0, -1)},"result":${result}}`
+}
+
 // The shown constraints (null entries are not shown) with their results, and whether all are true.
 // Unleash: the playground evaluates every constraint, with no short-circuit, so that each can be shown.
 let allTrue = true
@@ -30,7 +37,7 @@ const constraintsJson = (constraints: readonly EvalConstraint[], tests: readonly
     if (!constraint) continue
     const result = tests[i](ctx)
     all &&= result
-    json += `${json === '' ? '' : ','}${JSON.stringify({ ...constraint, result })}`
+    json += `${json === '' ? '' : ','}${withResult(constraint, result)}`
   }
   allTrue = all
   return json
@@ -39,14 +46,11 @@ const constraintsJson = (constraints: readonly EvalConstraint[], tests: readonly
 // `{"name":..,"id":..,["title":..,]"disabled":..,"parameters":{..},"constraints":[`
 const strategyHead = (strategy: CompiledStrategy): string => {
   const { source } = strategy
-  const constant = {
-    name: source.name,
-    id: source.id ?? '',
-    ...(typeof source.title === 'string' ? { title: source.title } : {}),
-    disabled: strategy.isDisabled,
-    parameters: strategy.parameters,
-  }
-  return `${JSON.stringify(constant).slice(0, -1)},"constraints":[`
+  const title = typeof source.title === 'string' ? `"title":${JSON.stringify(source.title)},` : ''
+  return (
+    `{"name":${JSON.stringify(source.name)},"id":${JSON.stringify(source.id ?? '')},${title}` +
+    `"disabled":${strategy.isDisabled},"parameters":${JSON.stringify(strategy.parameters)},"constraints":[`
+  )
 }
 
 // Unleash 8.2 writes the variant a strategy selects with feature_enabled alone, and so the disabled variant
