@@ -51,15 +51,9 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
   const giveBack = (builder: Utf8Builder) => () => {
     if (builder.storage.length <= 2 * expectedBytes) spare = builder.storage
   }
-  // One edit-link maker per environment, kept: the evaluator keeps each flag's prefix for its maker.
-  const linkMakers = new Map<string, (encodedProject: string, encodedName: string) => string>()
   const linkMakerFor = (environment: string) => {
-    let maker = linkMakers.get(environment)
-    if (maker === undefined) {
-      const encoded = encodeURIComponent(environment)
-      linkMakers.set(environment, (maker = (project, feature) => editLinkPrefix(project, feature, encoded)))
-    }
-    return maker
+    const encoded = encodeURIComponent(environment)
+    return (project: string, feature: string) => editLinkPrefix(project, feature, encoded)
   }
   return [
     {

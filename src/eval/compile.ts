@@ -3,49 +3,38 @@ import { compileStrategyRule, stringParameters, type StrategyEnvironment } from 
 import type { EvalConstraint, EvalDependency, EvalFeature, EvalResult, EvalSegment, EvalStrategy } from './types.js'
 import { compileVariants, disabledVariant, enabledVariant, type CompiledVariants } from './variants.js'
 
-export interface CompiledConstraint {
-  source: EvalConstraint
-  test: ContextTest
-  // The playground's explanation of it (explain.ts), by its result: [false, true].
-  explained: readonly [string, string]
-}
-
 export interface CompiledSegment {
   id: number
   name: string
   // Compared on setSegments so that only features using a changed segment recompile.
   fingerprint: string
-  constraints: CompiledConstraint[]
-  // `{"id":..,"name":..,"result":<result>,"constraints":[` (explain.ts), by its result: [false, true].
-  explainHeads: readonly [string, string]
+  constraints: EvalConstraint[]
+  // Each constraint's test, by index (a null entry's: never).
+  tests: ContextTest[]
 }
 
+export interface SegmentReference {
+  id: number
+  // undefined: the id is not in the segment list, which makes the strategy false (SDK, spec 15).
+  segment: CompiledSegment | undefined
+}
+
+// What evaluating a flag needs, and no more: the playground's explanation is written from `source` when it
+// is asked for (explain.ts), not kept here (issue 26: its text was most of 9 KB a flag).
 export interface CompiledStrategy {
   source: EvalStrategy
   parameters: Record<string, string>
   isDisabled: boolean
-  constraints: CompiledConstraint[]
-  // segment undefined: the id is not in the segment list, which makes the strategy false (SDK, spec 15).
-  segments: { id: number; segment: CompiledSegment | undefined }[]
+  // Each entry of source.constraints' test, by index (a null entry's: never).
+  constraintTests: ContextTest[]
+  segments: readonly SegmentReference[]
   // undefined: unknown strategy name.
   rule: ContextTest | undefined
-  // The playground's rule: undefined for the strategies Unleash's server cannot evaluate (SEMANTICS 1.4),
-  // which it shows as "unknown" even where an SDK has a rule (applicationHostname, userWithId).
-  playgroundRule: ContextTest | undefined
   variants: CompiledVariants | undefined
-  // Indexed like variants.definitions.
+  // Indexed like the strategy's variants.
   variantResults: EvalResult[]
   // Constraints AND segments AND rule, short-circuiting, in the SDK's order.
   test: ContextTest
-  // The playground's constant parts (explain.ts): name to parameters, then `,"constraints":[`.
-  explainHead: string
-  // From the end of the segments to the edit link when variants.definitions[i] is selected, by the
-  // strategy's result ([false, true]): `],"result":{...},"links":{"edit":"`. Unleash shows the variant a
-  // strategy would select even when it evaluates false.
-  explainVariantTails: readonly [string[], string[]]
-  variantsJson: string
-  // The strategy id as it goes into the edit link.
-  linkId: string
 }
 
 export interface CompiledFeature {
@@ -63,6 +52,8 @@ export interface CompiledFeature {
   firstVariantResults: EvalResult[]
   variants: CompiledVariants | undefined
   variantResults: EvalResult[]
+  // The frontend API's toggle JSON up to the variant: `{"name":..,"enabled":true`; toggleTail() the rest.
+  toggleHead: string
   live: boolean
   hasDependencies: boolean
   source: EvalFeature
@@ -75,17 +66,7 @@ export interface CompiledFeature {
   // What an SDK sees: disabled strategies are never sent to it.
   activeStrategies: CompiledStrategy[]
   dependencies: EvalDependency[]
-  // For the playground's edit links.
-  encodedName: string
-  encodedProjectId: string
   segmentIds: number[]
-  // Each result with enabled: true this flag can give, as the frontend API's toggle JSON, serialised here once.
-  toggleJson: ReadonlyMap<EvalResult, string>
-  // The playground's constant parts (explain.ts): `{"name":..,"projectId":..,"strategies":{"result":`, the
-  // JSON of each result's variant, and of the flag's own variants.
-  explainHead: string
-  variantJson: ReadonlyMap<EvalResult, string>
-  variantsJson: string
 }
 
 export const enum EvaluationMode {
@@ -94,31 +75,35 @@ export const enum EvaluationMode {
   General = 2,
 }
 
-const frozenResult = (enabled: boolean, variant: EvalResult['variant'], impressionData: boolean): EvalResult =>
-  Object.freeze({ enabled, variant, impressionData })
+// The end of the frontend API's toggle JSON for each result with enabled: true, after the flag's toggleHead:
+// `,"variant":..,"impressionData":..}`. By result object, so that flags share the ones without a variant.
+const toggleTails = new WeakMap<EvalResult, string>()
+
+export const toggleTail = (result: EvalResult): string => toggleTails.get(result)!
+
+const frozenResult = (enabled: boolean, variant: EvalResult['variant'], impressionData: boolean): EvalResult => {
+  const result = Object.freeze({ enabled, variant, impressionData })
+  if (enabled) toggleTails.set(result, `,"variant":${JSON.stringify(variant)},"impressionData":${impressionData}}`)
+  return result
+}
+
+// Shared by every flag and strategy that has none (most of them).
+const noTests: ContextTest[] = []
+const noSegments: readonly SegmentReference[] = []
+const noResults: EvalResult[] = []
+const noDependencies: EvalDependency[] = []
+const noIds: number[] = []
 
 // The results without a variant are the same for every flag (by impressionData): shared, so that an
-// evaluation that ends on one reads an object every other evaluation keeps in cache. Results are
-// frozen, and what is kept per flag and result (toggleJson, variantJson) is kept per flag.
+// evaluation that ends on one reads an object every other evaluation keeps in cache. Results are frozen.
 const on = frozenResult(true, disabledVariant(true), false)
 const onWithImpressions = frozenResult(true, disabledVariant(true), true)
 const offPlain = frozenResult(false, disabledVariant(false), false)
 const offWithImpressions = frozenResult(false, disabledVariant(false), true)
 
-// `{...value,"result":` for a JSON object value: the result follows.
-const withResultKey = (value: object): string => {
-  const json = JSON.stringify({ ...value, result: null })
-  return json.slice(0, -'null}'.length)
-}
-
-const byResult = (head: string, tail: string): readonly [string, string] => [`${head}false${tail}`, `${head}true${tail}`]
-
-// A null entry in a constraint list fails its strategy (SDK checkConstraints).
-const compileConstraintEntry = (source: EvalConstraint): CompiledConstraint => ({
-  source,
-  test: source ? compileConstraint(source) : never,
-  explained: source ? byResult(withResultKey(source), '}') : ['', ''],
-})
+const testsOf = (constraints: EvalConstraint[]): ContextTest[] =>
+  // A null entry in a constraint list fails its strategy (SDK checkConstraints).
+  constraints.length === 0 ? noTests : constraints.map((c) => (c ? compileConstraint(c) : never))
 
 export const compileSegment = (segment: EvalSegment): CompiledSegment => {
   const constraints = segment.constraints ?? []
@@ -126,31 +111,28 @@ export const compileSegment = (segment: EvalSegment): CompiledSegment => {
     id: segment.id,
     name: segment.name ?? '',
     fingerprint: JSON.stringify([segment.name ?? '', constraints]),
-    constraints: constraints.map(compileConstraintEntry),
-    explainHeads: byResult(withResultKey({ id: segment.id, name: segment.name ?? '' }), ',"constraints":['),
+    constraints,
+    tests: testsOf(constraints),
   }
 }
 
-// Unleash's playground evaluator knows these; any other strategy is "unknown" there (SEMANTICS 1.4).
-const playgroundStrategies = new Set(['default', 'gradualRolloutRandom', 'gradualRolloutUserId', 'gradualRolloutSessionId', 'remoteAddress', 'flexibleRollout'])
+// Each shape of conjunction in a function of its own: a closure keeps its creator's whole context, and one
+// context for them all would keep the list alive beside the two or three tests it holds.
+const both = (a: ContextTest, b: ContextTest): ContextTest => (ctx) => a(ctx) && b(ctx)
+const all3 = (a: ContextTest, b: ContextTest, c: ContextTest): ContextTest => (ctx) => a(ctx) && b(ctx) && c(ctx)
+const every = (tests: ContextTest[]): ContextTest => (ctx) => {
+  for (let i = 0; i < tests.length; i++) if (!tests[i](ctx)) return false
+  return true
+}
 
 const allOf = (tests: ContextTest[]): ContextTest => {
   if (tests.includes(never)) return never
   const live = tests.filter((t) => t !== always)
   if (live.length === 0) return always
   if (live.length === 1) return live[0]
-  if (live.length === 2) {
-    const [a, b] = live
-    return (ctx) => a(ctx) && b(ctx)
-  }
-  if (live.length === 3) {
-    const [a, b, c] = live
-    return (ctx) => a(ctx) && b(ctx) && c(ctx)
-  }
-  return (ctx) => {
-    for (let i = 0; i < live.length; i++) if (!live[i](ctx)) return false
-    return true
-  }
+  if (live.length === 2) return both(live[0], live[1])
+  if (live.length === 3) return all3(live[0], live[1], live[2])
+  return every(live)
 }
 
 const compileStrategy = (
@@ -160,8 +142,9 @@ const compileStrategy = (
   impressionData: boolean,
 ): CompiledStrategy => {
   const parameters = stringParameters(source.parameters)
-  const constraints = (source.constraints ?? []).map(compileConstraintEntry)
-  const segments = (source.segments ?? []).map((id) => ({ id, segment: segmentsById.get(id) }))
+  const constraintTests = testsOf(source.constraints ?? [])
+  const segmentIds = source.segments ?? []
+  const segments = segmentIds.length === 0 ? noSegments : segmentIds.map((id) => ({ id, segment: segmentsById.get(id) }))
   const rule = compileStrategyRule(source.name, parameters, env)
   const definitions = source.variants ?? []
   // Unleash: SDK strategy.ts getResult: groupId is used raw ("undefined" when absent).
@@ -169,39 +152,21 @@ const compileStrategy = (
     definitions.length > 0
       ? compileVariants(definitions, `${parameters.groupId}`, definitions[0].stickiness || parameters.stickiness, env.random)
       : undefined
-  const tests: ContextTest[] = constraints.map((c) => c.test)
+  const tests: ContextTest[] = constraintTests.slice()
   for (const { segment } of segments) {
     if (segment === undefined) tests.push(never)
-    else for (const c of segment.constraints) tests.push(c.test)
+    else tests.push(...segment.tests)
   }
   tests.push(rule ?? never)
-  const constant = {
-    name: source.name,
-    id: source.id ?? '',
-    ...(typeof source.title === 'string' ? { title: source.title } : {}),
-    disabled: source.disabled === true,
-    parameters,
-  }
-  const variantsJson = JSON.stringify(definitions)
-  const variantTails = (enabled: boolean) =>
-    definitions.map((d) => {
-      const variant = d.payload === undefined ? { name: d.name, enabled: true } : { name: d.name, enabled: true, payload: d.payload }
-      return `],"result":{"evaluationStatus":"complete","enabled":${enabled},"variant":${JSON.stringify(variant)},"variants":${variantsJson}},"links":{"edit":"`
-    })
   return {
-    explainHead: `${JSON.stringify(constant).slice(0, -1)},"constraints":[`,
-    explainVariantTails: [variantTails(false), variantTails(true)],
-    variantsJson,
-    linkId: encodeURIComponent(source.id ?? ''),
     source,
     parameters,
     isDisabled: source.disabled === true,
-    constraints,
+    constraintTests,
     segments,
     rule,
-    playgroundRule: playgroundStrategies.has(source.name) ? rule : undefined,
     variants,
-    variantResults: definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData)),
+    variantResults: definitions.length === 0 ? noResults : definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData)),
     test: allOf(tests),
   }
 }
@@ -218,39 +183,23 @@ export const compileFeature = (
   const definitions = Array.isArray(source.variants) ? source.variants : []
   const variants =
     definitions.length > 0 ? compileVariants(definitions, source.name, definitions[0].stickiness ?? undefined, env.random) : undefined
-  const onWithoutVariant = impressionData ? onWithImpressions : on
-  const variantResults = definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData))
-  const off = impressionData ? offWithImpressions : offPlain
-  const toggleJson = new Map<EvalResult, string>()
-  // The playground's variant as Unleash 8.2 writes it (side by side): featureEnabled only on the variants
-  // of the flag itself (and the disabled one of a flag that is on); a strategy's variant and the
-  // disabled variant of a flag that is off have feature_enabled alone.
-  const { featureEnabled: _offFeatureEnabled, ...offVariant } = off.variant
-  const variantJson = new Map<EvalResult, string>([[off, JSON.stringify(offVariant)]])
-  for (const result of [onWithoutVariant, ...variantResults]) {
-    toggleJson.set(result, JSON.stringify({ name: source.name, enabled: true, variant: result.variant, impressionData }))
-    variantJson.set(result, JSON.stringify(result.variant))
-  }
-  for (const result of strategies.flatMap((s) => s.variantResults)) {
-    toggleJson.set(result, JSON.stringify({ name: source.name, enabled: true, variant: result.variant, impressionData }))
-    const { featureEnabled: _featureEnabled, ...variant } = result.variant
-    variantJson.set(result, JSON.stringify(variant))
-  }
   const projectId = source.project ?? 'default'
-  const activeStrategies = strategies.filter((s) => !s.isDisabled)
-  const dependencies = source.dependencies ?? []
+  const activeStrategies = strategies.some((s) => s.isDisabled) ? strategies.filter((s) => !s.isDisabled) : strategies
+  const dependencies = source.dependencies !== undefined && source.dependencies.length > 0 ? source.dependencies : noDependencies
   const first = activeStrategies[0]
   const live = !!source.enabled && Array.isArray(source.strategies)
+  const segmentIds = strategies.some((s) => s.segments.length > 0) ? [...new Set(strategies.flatMap((s) => s.segments.map((ref) => ref.id)))] : noIds
   return {
     mode: !live ? EvaluationMode.Off : dependencies.length === 0 && first !== undefined ? EvaluationMode.Strategies : EvaluationMode.General,
     firstTest: first?.test ?? never,
     firstVariants: first?.variants,
-    onWithoutVariant,
-    off,
+    onWithoutVariant: impressionData ? onWithImpressions : on,
+    off: impressionData ? offWithImpressions : offPlain,
     strategyCount: activeStrategies.length,
-    firstVariantResults: first?.variantResults ?? [],
+    firstVariantResults: first?.variantResults ?? noResults,
     variants,
-    variantResults,
+    variantResults: definitions.length === 0 ? noResults : definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData)),
+    toggleHead: `{"name":${JSON.stringify(source.name)},"enabled":true`,
     live,
     hasDependencies: dependencies.length > 0,
     source,
@@ -261,12 +210,6 @@ export const compileFeature = (
     strategies,
     activeStrategies,
     dependencies,
-    encodedName: encodeURIComponent(source.name),
-    encodedProjectId: encodeURIComponent(projectId),
-    segmentIds: [...new Set(strategies.flatMap((s) => s.segments.map((ref) => ref.id)))],
-    toggleJson,
-    explainHead: `{"name":${JSON.stringify(source.name)},"projectId":${JSON.stringify(projectId)},"strategies":{"result":`,
-    variantJson,
-    variantsJson: JSON.stringify(definitions),
+    segmentIds,
   }
 }

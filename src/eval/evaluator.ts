@@ -1,5 +1,5 @@
 import os from 'node:os'
-import { compileFeature, compileSegment, EvaluationMode, type CompiledFeature, type CompiledSegment } from './compile.js'
+import { compileFeature, compileSegment, EvaluationMode, toggleTail, type CompiledFeature, type CompiledSegment } from './compile.js'
 import { Utf8Builder } from './utf8-builder.js'
 import { explainFeature } from './explain.js'
 import { clockWatch } from './operators.js'
@@ -77,10 +77,6 @@ export class Evaluator {
   // #features by name (code-unit order), rebuilt on first use after a change.
   #sorted: CompiledFeature[] | undefined
   #randomReads = 0
-  // Each flag's edit-link prefix, as the last link maker given to explainAll() made it: the playground
-  // keeps one maker per environment, so an answer does not rebuild (and compare) a string per flag.
-  #linkMaker: ((encodedProject: string, encodedName: string) => string) | undefined
-  #linkPrefixes = new WeakMap<CompiledFeature, string>()
   readonly #env: StrategyEnvironment
 
   constructor(options: { hostname?: string; random?: () => number } = {}) {
@@ -123,7 +119,7 @@ export class Evaluator {
       const result = evaluateFeature(feature, context, this.#features)
       if (!result.enabled) continue
       if (json.length > 1) json += ','
-      json += feature.toggleJson.get(result)!
+      json += feature.toggleHead + toggleTail(result)
     }
     return json + ']'
   }
@@ -221,18 +217,13 @@ export class Evaluator {
     editLinkPrefix: (encodedProject: string, encodedName: string) => string,
     out: Utf8Builder,
   ): void {
-    if (editLinkPrefix !== this.#linkMaker) {
-      this.#linkMaker = editLinkPrefix
-      this.#linkPrefixes = new WeakMap()
-    }
     out.write('[')
     let first = true
     for (const feature of this.#sortedFeatures()) {
       if (!inScope(feature.projectId)) continue
       if (!first) out.write(',')
       first = false
-      let prefix = this.#linkPrefixes.get(feature)
-      if (prefix === undefined) this.#linkPrefixes.set(feature, (prefix = editLinkPrefix(feature.encodedProjectId, feature.encodedName)))
+      const prefix = editLinkPrefix(encodeURIComponent(feature.projectId), encodeURIComponent(feature.name))
       this.#explain(feature, context, prefix, out)
     }
     out.write(']')

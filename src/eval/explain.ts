@@ -1,173 +1,76 @@
 import type { Utf8Builder } from './utf8-builder.js'
-import type { CompiledConstraint, CompiledFeature, CompiledStrategy } from './compile.js'
-import type { EvalContext, EvalResult } from './types.js'
+import type { CompiledFeature, CompiledStrategy } from './compile.js'
+import type { ContextTest } from './operators.js'
+import type { EvalConstraint, EvalContext, EvalResult, EvalVariantResult } from './types.js'
 
-// The playground's explanation (types.ts PlaygroundFeature), written as JSON straight from the constant
-// parts compiled with each flag (compile.ts explainHead, explained, ...): evaluation only adds the results.
-//
-// It is made in two steps. Evaluating a flag notes every outcome its JSON shows (each constraint's
-// result, each strategy's, the flag's own) as numbers; the JSON is then written from those numbers.
-// A flag keeps the JSON it wrote for the last outcomes it saw: the same outcomes give the same JSON,
-// so a context that repeats (or one that differs only where no constraint looks) costs the evaluation
-// and a copy. Without this, most of a large answer's time went into building its text.
+// The playground's explanation (types.ts PlaygroundFeature), written as JSON from each flag's definition
+// while it is evaluated. Nothing of it is kept with the compiled flag (issue 26: the constant parts kept
+// per constraint and strategy were most of the evaluator's 9 KB a flag), nor after the answer.
 
-// How a strategy's result reads: one of these, or the variant it selects (Tail.Variant + 2 × the
-// variant's index + 1 when the strategy is on).
-const enum Tail {
-  Unevaluated,
-  IncompleteUnknown,
-  IncompleteFalse,
-  CompleteTrue,
-  CompleteFalse,
-  Variant,
-}
+// Unleash's playground evaluator knows these; any other strategy is "unknown" there (SEMANTICS 1.4), even
+// where an SDK has a rule (applicationHostname, userWithId).
+const playgroundStrategies = new Set(['default', 'gradualRolloutRandom', 'gradualRolloutUserId', 'gradualRolloutSessionId', 'remoteAddress', 'flexibleRollout'])
 
-// From the end of a strategy's segments to its edit link, by Tail.
+// From the end of a strategy's segments to its edit link.
 const resultTail = (result: string) => `],"result":${result},"links":{"edit":"`
-const fixedTails = [
-  resultTail('{"evaluationStatus":"unevaluated","enabled":"unknown"}'),
-  resultTail('{"evaluationStatus":"incomplete","enabled":"unknown"}'),
-  resultTail('{"evaluationStatus":"incomplete","enabled":false}'),
-  resultTail('{"evaluationStatus":"complete","enabled":true}'),
-  resultTail('{"evaluationStatus":"complete","enabled":false}'),
-]
+const unevaluated = resultTail('{"evaluationStatus":"unevaluated","enabled":"unknown"}')
+const incompleteUnknown = resultTail('{"evaluationStatus":"incomplete","enabled":"unknown"}')
+const incompleteFalse = resultTail('{"evaluationStatus":"incomplete","enabled":false}')
+const completeTrue = resultTail('{"evaluationStatus":"complete","enabled":true}')
+const completeFalse = resultTail('{"evaluationStatus":"complete","enabled":false}')
 
-// The flag's own outcomes, noted after its strategies'.
-const enum StrategiesResult {
-  False,
-  True,
-  Unknown,
-}
-// The flag's variant: the index of one of its own variants, or one of these.
-const fromWinner = -1
-const notEnabled = -2
-
-// What evaluating a flag's strategies found, for the flag's own fields.
-interface StrategiesOutcome {
-  anyCompleteTrue: boolean
-  anyUnknown: boolean
-  // The result evaluate() takes from the first strategy that is on, and that strategy's variants when
-  // it selected one of them.
-  winningResult: EvalResult | undefined
-  winningVariantsJson: string | undefined
+// `{...value,"result":result}` as JSON; without a copy of the object where it has fields and no result.
+const withResult = (value: object, result: boolean): string => {
+  const json = JSON.stringify(value)
+  if (json.length <= 2 || Object.hasOwn(value, 'result')) return JSON.stringify({ ...value, result })
+  return `${json.slice(0, -1)},"result":${result}}`
 }
 
-// The flag's own fields, beside its strategies.
-interface FlagFields {
-  strategiesResult: boolean | 'unknown'
-  hasUnsatisfiedDependency: boolean
-  isEnabled: boolean
-  outcome: EvalResult
-  variantsJson: string
-}
-
-// Appends each shown constraint's result (null entries are not shown); true when all of them are true.
-const noteConstraints = (constraints: CompiledConstraint[], ctx: EvalContext, outcomes: number[]): boolean => {
-  let all = true
-  for (let i = 0; i < constraints.length; i++) {
-    const c = constraints[i]
-    if (!c.source) continue
-    const result = c.test(ctx)
-    all &&= result
-    outcomes.push(+result)
-  }
-  return all
-}
-
-// Unleash: the playground evaluates every strategy and every constraint, with
-// no short-circuit, so that each one can be shown with its own result.
-const noteStrategy = (strategy: CompiledStrategy, ctx: EvalContext, onWithoutVariant: EvalResult, found: StrategiesOutcome, outcomes: number[]): void => {
-  let conditionsPass = noteConstraints(strategy.constraints, ctx, outcomes)
-  for (const { segment } of strategy.segments) {
-    // A segment id missing from the segment list fails the strategy, as in SDKs.
-    conditionsPass = (segment !== undefined && noteConstraints(segment.constraints, ctx, outcomes)) && conditionsPass
-  }
-  let tail: number
-  if (strategy.isDisabled) {
-    tail = Tail.Unevaluated
-    found.anyUnknown = true
-  } else if (strategy.playgroundRule === undefined) {
-    tail = conditionsPass ? Tail.IncompleteUnknown : Tail.IncompleteFalse
-    if (conditionsPass) found.anyUnknown = true
-  } else {
-    const isOn = conditionsPass && strategy.playgroundRule(ctx)
-    tail = isOn ? Tail.CompleteTrue : Tail.CompleteFalse
-    // Unleash selects the strategy's variant whatever the strategy's result, and shows it.
-    const i = strategy.variants === undefined ? -1 : strategy.variants.select(ctx)
-    if (i >= 0) tail = Tail.Variant + 2 * i + +isOn
-    if (isOn) {
-      found.anyCompleteTrue = true
-      if (found.winningResult === undefined) {
-        found.winningResult = i >= 0 ? strategy.variantResults[i] : onWithoutVariant
-        found.winningVariantsJson = i >= 0 ? strategy.variantsJson : undefined
-      }
-    }
-  }
-  outcomes.push(tail)
-}
-
-// Writes the constraints whose results come next in `outcomes` from `at.next`; true when all are true.
-const writeConstraints = (constraints: CompiledConstraint[], outcomes: readonly number[], at: { next: number }): [string, boolean] => {
+// The shown constraints (null entries are not shown) with their results, and whether all are true.
+// Unleash: the playground evaluates every constraint, with no short-circuit, so that each can be shown.
+let allTrue = true
+const constraintsJson = (constraints: readonly EvalConstraint[], tests: readonly ContextTest[], ctx: EvalContext): string => {
   let json = ''
   let all = true
   for (let i = 0; i < constraints.length; i++) {
-    const c = constraints[i]
-    if (!c.source) continue
-    const result = outcomes[at.next++]
-    all &&= result === 1
-    json += json === '' ? c.explained[result] : `,${c.explained[result]}`
+    const constraint = constraints[i]
+    if (!constraint) continue
+    const result = tests[i](ctx)
+    all &&= result
+    json += `${json === '' ? '' : ','}${withResult(constraint, result)}`
   }
-  return [json, all]
+  allTrue = all
+  return json
 }
 
-// The flag's JSON: its strategies' from the outcomes noted for them, then its own fields.
-const writeFeature = (feature: CompiledFeature, outcomes: readonly number[], editLinkPrefix: string | undefined, own: FlagFields): string => {
-  const at = { next: 0 }
-  let data = ''
-  for (let s = 0; s < feature.strategies.length; s++) {
-    const strategy = feature.strategies[s]
-    const [constraints] = writeConstraints(strategy.constraints, outcomes, at)
-    data += `${s === 0 ? '' : ','}${strategy.explainHead}${constraints}],"segments":[`
-    for (let i = 0; i < strategy.segments.length; i++) {
-      const { id, segment } = strategy.segments[i]
-      if (i > 0) data += ','
-      if (segment === undefined) {
-        data += `{"id":${id},"name":"","result":false,"constraints":[]}`
-        continue
-      }
-      const [segmentConstraints, result] = writeConstraints(segment.constraints, outcomes, at)
-      data += `${segment.explainHeads[+result]}${segmentConstraints}]}`
-    }
-    const tail = outcomes[at.next++]
-    const variant = tail - Tail.Variant
-    data += variant >= 0 ? strategy.explainVariantTails[variant % 2][variant >> 1] : fixedTails[tail]
-    data += editLinkPrefix === undefined ? '"}}' : `${editLinkPrefix}${strategy.linkId}"}}`
-  }
+// `{"name":..,"id":..,["title":..,]"disabled":..,"parameters":{..},"constraints":[`
+const strategyHead = (strategy: CompiledStrategy): string => {
+  const { source } = strategy
+  const title = typeof source.title === 'string' ? `"title":${JSON.stringify(source.title)},` : ''
   return (
-    `${feature.explainHead}${own.strategiesResult === 'unknown' ? '"unknown"' : own.strategiesResult},"data":[${data}]},` +
-    `"hasUnsatisfiedDependency":${own.hasUnsatisfiedDependency},"isEnabledInCurrentEnvironment":${feature.isEnabledInEnvironment},` +
-    `"isEnabled":${own.isEnabled},"variant":${feature.variantJson.get(own.outcome)!},"variants":${own.variantsJson}}`
+    `{"name":${JSON.stringify(source.name)},"id":${JSON.stringify(source.id ?? '')},${title}` +
+    `"disabled":${strategy.isDisabled},"parameters":${JSON.stringify(strategy.parameters)},"constraints":[`
   )
 }
 
-interface Written {
-  outcomes: number[]
-  editLinkPrefix: string | undefined
-  // Written once to an answer, which leaves it one flat string: later answers copy it as it is.
-  json: string
+// Unleash 8.2 writes the variant a strategy selects with feature_enabled alone, and so the disabled variant
+// of a flag that is off; the flag's own variants (and the disabled one of a flag that is on) also have
+// featureEnabled.
+const variantJson = (variant: EvalVariantResult, withFeatureEnabled: boolean): string => {
+  if (withFeatureEnabled) return JSON.stringify(variant)
+  const { featureEnabled: _featureEnabled, ...shown } = variant
+  return JSON.stringify(shown)
 }
 
-// Per compiled flag (a changed flag is compiled anew, so nothing here outlives what it describes).
-const lastWritten = new WeakMap<CompiledFeature, Written>()
-
-const sameOutcomes = (a: readonly number[], b: readonly number[]): boolean => {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
+// A strategy that selects its i-th variant shows it (whatever the strategy's result) and all its variants.
+const variantTail = (strategy: CompiledStrategy, i: number, enabled: boolean): string => {
+  const definitions = strategy.source.variants ?? []
+  const d = definitions[i]
+  const variant = d.payload === undefined ? { name: d.name, enabled: true } : { name: d.name, enabled: true, payload: d.payload }
+  return resultTail(
+    `{"evaluationStatus":"complete","enabled":${enabled},"variant":${JSON.stringify(variant)},"variants":${JSON.stringify(definitions)}}`,
+  )
 }
-
-// Reused by every explanation: explaining is synchronous.
-const scratchOutcomes: number[] = []
 
 // isEnabled and variant follow evaluate(): disabled strategies are invisible
 // to SDKs, unknown ones are false, and the first true strategy picks the
@@ -180,47 +83,76 @@ export const explainFeature = (
   editLinkPrefix: string | undefined,
   out: Utf8Builder,
 ): void => {
-  const outcomes = scratchOutcomes
-  outcomes.length = 0
-  const found: StrategiesOutcome = { anyCompleteTrue: false, anyUnknown: false, winningResult: undefined, winningVariantsJson: undefined }
-  for (const strategy of feature.strategies) noteStrategy(strategy, ctx, feature.onWithoutVariant, found, outcomes)
+  let anyCompleteTrue = false
+  let anyUnknown = false
+  // The result evaluate() takes from the first strategy that is on, and that strategy when it selected one
+  // of its variants.
+  let winningResult: EvalResult | undefined
+  let winningVariants: CompiledStrategy | undefined
+  let data = ''
+  const strategies = feature.strategies
+  for (let s = 0; s < strategies.length; s++) {
+    const strategy = strategies[s]
+    const { source } = strategy
+    const constraints = constraintsJson(source.constraints ?? [], strategy.constraintTests, ctx)
+    let conditionsPass = allTrue
+    let segments = ''
+    for (let i = 0; i < strategy.segments.length; i++) {
+      const { id, segment } = strategy.segments[i]
+      if (i > 0) segments += ','
+      // A segment id missing from the segment list fails the strategy, as in SDKs.
+      if (segment === undefined) {
+        segments += `{"id":${id},"name":"","result":false,"constraints":[]}`
+        conditionsPass = false
+        continue
+      }
+      const json = constraintsJson(segment.constraints, segment.tests, ctx)
+      conditionsPass = allTrue && conditionsPass
+      segments += `${JSON.stringify({ id, name: segment.name }).slice(0, -1)},"result":${allTrue},"constraints":[${json}]}`
+    }
+    let tail: string
+    if (strategy.isDisabled) {
+      tail = unevaluated
+      anyUnknown = true
+    } else if (strategy.rule === undefined || !playgroundStrategies.has(source.name)) {
+      tail = conditionsPass ? incompleteUnknown : incompleteFalse
+      if (conditionsPass) anyUnknown = true
+    } else {
+      const isOn = conditionsPass && strategy.rule(ctx)
+      // Unleash selects the strategy's variant whatever the strategy's result, and shows it.
+      const i = strategy.variants === undefined ? -1 : strategy.variants.select(ctx)
+      tail = i >= 0 ? variantTail(strategy, i, isOn) : isOn ? completeTrue : completeFalse
+      if (isOn) {
+        anyCompleteTrue = true
+        if (winningResult === undefined) {
+          winningResult = i >= 0 ? strategy.variantResults[i] : feature.onWithoutVariant
+          winningVariants = i >= 0 ? strategy : undefined
+        }
+      }
+    }
+    const link = editLinkPrefix === undefined ? '' : `${editLinkPrefix}${encodeURIComponent(source.id ?? '')}`
+    data += `${s === 0 ? '' : ','}${strategyHead(strategy)}${constraints}],"segments":[${segments}${tail}${link}"}}`
+  }
 
   let strategiesResult: boolean | 'unknown'
   if (!feature.hasStrategyList) strategiesResult = false
   else if (feature.activeStrategies.length === 0) strategiesResult = feature.isEnabledInEnvironment
-  else if (found.anyCompleteTrue) strategiesResult = true
-  else if (found.anyUnknown) strategiesResult = 'unknown'
+  else if (anyCompleteTrue) strategiesResult = true
+  else if (anyUnknown) strategiesResult = 'unknown'
   else strategiesResult = false
   const isEnabled = strategiesResult === true && feature.isEnabledInEnvironment && !hasUnsatisfiedDependency
   // The flag's own variant is chosen only when the winning strategy gave none.
-  let outcome = isEnabled ? (found.winningResult ?? feature.onWithoutVariant) : feature.off
-  let flagVariant = isEnabled ? fromWinner : notEnabled
+  let outcome = isEnabled ? (winningResult ?? feature.onWithoutVariant) : feature.off
   if (outcome === feature.onWithoutVariant && feature.variants !== undefined) {
     const i = feature.variants.select(ctx)
-    if (i >= 0) {
-      flagVariant = i
-      outcome = feature.variantResults[i]
-    }
+    if (i >= 0) outcome = feature.variantResults[i]
   }
-  // The flag's own outcomes, after its strategies': with them, the noted numbers say all the JSON shows.
-  outcomes.push(
-    strategiesResult === 'unknown' ? StrategiesResult.Unknown : strategiesResult ? StrategiesResult.True : StrategiesResult.False,
-    +hasUnsatisfiedDependency,
-    flagVariant,
+  const variants = winningVariants === undefined ? feature.source.variants : winningVariants.source.variants
+  out.write(
+    `{"name":${JSON.stringify(feature.name)},"projectId":${JSON.stringify(feature.projectId)},` +
+      `"strategies":{"result":${strategiesResult === 'unknown' ? '"unknown"' : strategiesResult},"data":[${data}]},` +
+      `"hasUnsatisfiedDependency":${hasUnsatisfiedDependency},"isEnabledInCurrentEnvironment":${feature.isEnabledInEnvironment},` +
+      `"isEnabled":${isEnabled},"variant":${variantJson(outcome.variant, isEnabled && winningVariants === undefined)},` +
+      `"variants":${JSON.stringify(Array.isArray(variants) ? variants : [])}}`,
   )
-
-  const last = lastWritten.get(feature)
-  if (last !== undefined && last.editLinkPrefix === editLinkPrefix && sameOutcomes(last.outcomes, outcomes)) {
-    out.write(last.json)
-    return
-  }
-  const json = writeFeature(feature, outcomes, editLinkPrefix, {
-    strategiesResult,
-    hasUnsatisfiedDependency,
-    isEnabled,
-    outcome,
-    variantsJson: found.winningVariantsJson ?? feature.variantsJson,
-  })
-  lastWritten.set(feature, { outcomes: outcomes.slice(), editLinkPrefix, json })
-  out.write(json)
 }

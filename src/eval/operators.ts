@@ -210,8 +210,10 @@ export const dottedQuad = (value: string): number => {
   return result * 256 + octet
 }
 
+// A parsed Address4 is a dozen strings and arrays: a network keeps its text, and the rare value that is
+// not a dotted quad parses it again (networkAddress).
 export interface Ipv4Network {
-  address: Address4
+  text: string
   correctForm: string
   bits: number
   prefix: number
@@ -222,8 +224,10 @@ export const ipv4Network = (value: string): Ipv4Network | undefined => {
   if (address === undefined) return undefined
   const bits = address.subnetMask
   const prefix = bits === 0 ? 0 : Number(address.bigInt()) >>> (32 - bits)
-  return { address, correctForm: address.correctForm(), bits, prefix }
+  return { text: value, correctForm: address.correctForm(), bits, prefix }
 }
+
+export const networkAddress = (network: Ipv4Network): Address4 => parseAddress4(network.text)!
 
 // Same answer as ip-address isInSubnet for a host address (mask 32).
 export const isInIpv4Network = (quad: number, network: Ipv4Network): boolean =>
@@ -258,7 +262,7 @@ const cidrTest = (field: string, values: string[]): ContextTest => {
     const address = parseAddress4(c)
     if (address === undefined) return false
     const form = address.correctForm()
-    for (const network of networks4) if (form === network.correctForm || address.isInSubnet(network.address)) return true
+    for (const network of networks4) if (form === network.correctForm || address.isInSubnet(networkAddress(network))) return true
     return false
   }
 }

@@ -10,6 +10,15 @@ export interface EvaluatorsSource {
   revision(): number
 }
 
+const none: never[] = []
+
+// The compiled evaluator keeps what it is given: the flag's own lists where they already are what it needs.
+// (The evaluator only reads the list, so the flag's own readonly one serves.)
+const inOrder = <S extends { id: string; sortOrder: number }>(strategies: readonly S[]): S[] => {
+  const ordered = orderedStrategies(strategies)
+  return ordered.every((s, i) => s === strategies[i]) ? (strategies as S[]) : ordered
+}
+
 // Disabled strategies are kept: the playground explains them; evaluate() skips them as SDKs never see them.
 export const evalFeature = (feature: Feature, environment: string): EvalFeature => {
   const env = feature.environments.get(environment)
@@ -17,9 +26,11 @@ export const evalFeature = (feature: Feature, environment: string): EvalFeature 
     name: feature.name,
     project: feature.project,
     enabled: env?.enabled ?? false,
-    strategies: orderedStrategies(env?.strategies ?? []),
-    variants: env?.variants ?? [],
-    dependencies: feature.dependencies.map((d) => (d.enabled ? d : { feature: d.feature, enabled: false })),
+    strategies: inOrder(env?.strategies ?? none),
+    variants: env?.variants ?? none,
+    dependencies: feature.dependencies.every((d) => d.enabled)
+      ? feature.dependencies
+      : feature.dependencies.map((d) => (d.enabled ? d : { feature: d.feature, enabled: false })),
     impressionData: feature.impressionData,
   }
 }
