@@ -311,6 +311,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   const insights = new ProjectInsights(clock)
   const readModels = [revisionsModel(clientRevisions), insightsModel(insights)]
   const recovered = recover(log, readModels)
+  await log.releaseReadPages()
   let mark = performance.now()
   const marks: [string, number][] = []
   const phase = (name: string) => {
