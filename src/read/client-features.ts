@@ -303,16 +303,24 @@ export class ClientFeatures {
     const segmentsRevision = revisions.segments()
     const revision = revisions.revisionFor(query.projects, query.environment)
     if (scope.revision !== revision || (query.inlineSegmentConstraints && scope.segmentsRevision !== segmentsRevision)) return undefined
-    const projects = this.source.projects()
-    const inScope = query.projects === '*' ? [...projects.values()] : query.projects.flatMap((id) => projects.get(id) ?? [])
+    // The scope's flags walked in the maps' order (a lookup per name costs three times as much at
+    // 50,000 flags), each put at its place in the kept order: exactly the kept ones, or none.
+    const places = new Map<string, number>()
+    names.forEach((name, i) => places.set(name, i))
+    const flags: Feature[] = new Array<Feature>(names.length)
     const prefix = prefixMatcher(query.namePrefix)
-    const flags: Feature[] = []
-    for (const name of names) {
-      let feature: Feature | undefined
-      for (const project of inScope) if ((feature = project.features.get(name))) break
-      if (!feature || !matchesQuery(feature, query, prefix)) return undefined
-      flags.push(feature)
+    let found = 0
+    for (const [projectId, project] of this.source.projects()) {
+      if (query.projects !== '*' && !query.projects.includes(projectId)) continue
+      for (const feature of project.features.values()) {
+        if (!matchesQuery(feature, query, prefix)) continue
+        const at = places.get(feature.name)
+        if (at === undefined || flags[at] !== undefined) return undefined
+        flags[at] = feature
+        found++
+      }
     }
+    if (found !== names.length) return undefined
     const segments = this.source.segments()
     const segmentsJson = this.segmentsJsonFor(flags, query, segments, segmentsRevision)
     const { etag, rest } = bodyEnd(query, key, revision, segmentsJson)
