@@ -103,30 +103,22 @@ const compressInlineBelow = 64 * 1024
 
 const compressChunkMax = 1024 * 1024
 
-// Settles once both copies are made (or failed: the plain body is served then).
-const compress = (payload: ClientPayload): Promise<void> => {
+const compress = (payload: ClientPayload): void => {
   const params = { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: payload.body.length }
   if (payload.body.length < compressInlineBelow) {
     payload.gzip = gzipSync(payload.body, { level: 6 })
     payload.brotli = brotliCompressSync(payload.body, { params })
-    return Promise.resolve()
+    return
   }
   // Output in chunks of up to 1 MB: each chunk is a callback on the event loop (at the default 16 KB, a
   // 53 MB body at 50,000 flags took about 3,500 of them and half a second of the event loop).
   const chunkSize = Math.min(compressChunkMax, Math.max(64 * 1024, payload.body.length >> 3))
-  const gzipped = new Promise<void>((resolve) =>
-    gzip(payload.body, { level: 6, chunkSize }, (error, compressed) => {
-      if (!error) payload.gzip = compressed
-      resolve()
-    }),
-  )
-  const brotlied = new Promise<void>((resolve) =>
-    brotliCompress(payload.body, { params, chunkSize }, (error, compressed) => {
-      if (!error) payload.brotli = compressed
-      resolve()
-    }),
-  )
-  return Promise.all([gzipped, brotlied]).then(() => undefined)
+  gzip(payload.body, { level: 6, chunkSize }, (error, compressed) => {
+    if (!error) payload.gzip = compressed
+  })
+  brotliCompress(payload.body, { params, chunkSize }, (error, compressed) => {
+    if (!error) payload.brotli = compressed
+  })
 }
 
 // A scope's answer as built: the body, and where each flag's JSON is in it. The flags are in the
@@ -135,8 +127,7 @@ interface Built {
   version: number
   revision: number
   payload: ClientPayload
-  // Set once the compressed copies are asked for; settles when they are made.
-  compressed: Promise<void> | undefined
+  compressed: boolean
   query: ClientQuery
   // The segments' revision the flags were serialised at (inlined constraints change with it).
   segmentsRevision: number
@@ -195,7 +186,10 @@ export class ClientFeatures {
 
   payload(query: ClientQuery): ClientPayload {
     const built = this.current(query)
-    built.compressed ??= compress(built.payload)
+    if (!built.compressed) {
+      built.compressed = true
+      compress(built.payload)
+    }
     return built.payload
   }
 
@@ -336,7 +330,7 @@ export class ClientFeatures {
       version: revisions.version(),
       revision,
       payload,
-      compressed: payload.gzip && payload.brotli ? Promise.resolve() : undefined,
+      compressed: payload.gzip !== undefined && payload.brotli !== undefined,
       query,
       segmentsRevision,
       flags,
@@ -442,7 +436,7 @@ export class ClientFeatures {
       version,
       revision,
       payload: { etag, body, gzip: undefined, brotli: undefined },
-      compressed: undefined,
+      compressed: false,
       query,
       segmentsRevision,
       flags: selected,
