@@ -2,14 +2,15 @@
 // process and without HTTP: the state of a seeded data directory (a copy of it) is recovered, some of
 // its flags are changed, and a set is written the way the server writes one while serving
 // (encodeEntries in slices, yielding between them, then EventLog.writeSnapshotSet). Reported per case:
-// the chunks written, the longest slice of encoding, and the event loop's longest block over the
-// whole set (monitorEventLoopDelay, 1 ms resolution; garbage collection included).
+// the chunks written, the longest slice of encoding, the longest GC pause (and its kind) and the
+// collections during the set, and the event loop's longest block over the whole set
+// (monitorEventLoopDelay, 1 ms resolution; garbage collection included).
 // Run: node dist/bench/startup-memory.js --flags 50000 --data /tmp/d50k --seed-only
 //      node dist/bench/snapshot-pauses.js --data /tmp/d50k
 import { cpSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks'
+import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { recover, snapshotEntries, snapshotFormat, type ReplayedReadModel } from '../src/actors/recovery.js'
 import { encodeEntries, nextTurn, servingPause } from '../src/actors/snapshot-codec.js'
@@ -66,6 +67,12 @@ try {
   const gcWithin = (from: number, to: number) =>
     collections.reduce((ms, gc) => ms + Math.max(0, Math.min(to, gc.startTime + gc.duration) - Math.max(from, gc.startTime)), 0)
 
+  // Which collection a pause was: a scavenge of the young generation, or a mark-compact's atomic pause.
+  const gcKind = (gc: PerformanceEntry) => {
+    const kind = (gc as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind
+    return kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? 'minor' : kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR ? 'major' : kind === perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL ? 'incremental' : 'weak callbacks'
+  }
+
   const rows: string[][] = []
   const write = async (label: string) => {
     const delay = monitorEventLoopDelay({ resolution: 1 })
@@ -109,7 +116,7 @@ try {
     await log.writeSnapshotSet(set)
     await nextTurn()
     delay.disable()
-    const longestGc = collections.reduce((ms, gc) => Math.max(ms, gc.duration), 0)
+    const longestGc = collections.reduce<PerformanceEntry | undefined>((longest, gc) => (!longest || gc.duration > longest.duration ? gc : longest), undefined)
     rows.push([
       label,
       thousands(set.blobsStored),
@@ -117,7 +124,8 @@ try {
       fixed(longest, 1),
       fixed(longestOwn, 1),
       fixed(longestCpu, 1),
-      fixed(longestGc, 1),
+      longestGc ? `${fixed(longestGc.duration, 1)} (${gcKind(longestGc)})` : '0',
+      `${collections.length}, ${fixed(collections.reduce((ms, gc) => ms + gc.duration, 0), 0)} ms`,
       fixed(encoded - began, 0),
       fixed(performance.now() - encoded, 0),
       fixed(delay.max / 1e6, 1),
@@ -138,7 +146,7 @@ try {
 
   console.log('')
   observer.disconnect()
-  console.log(formatTable(['set', 'chunks written', 'slices', 'longest slice, ms', 'without GC, ms', 'its CPU, ms', 'longest GC pause, ms', 'encoding, ms', 'writing, ms', 'longest event-loop block, ms'], rows))
+  console.log(formatTable(['set', 'chunks written', 'slices', 'longest slice, ms', 'without GC, ms', 'its CPU, ms', 'longest GC pause, ms (kind)', 'collections, their time', 'encoding, ms', 'writing, ms', 'longest event-loop block, ms'], rows))
   console.log(`load at the end ${os.loadavg().map((n) => fixed(n, 2)).join(' ')}`)
 } finally {
   rmSync(root, { recursive: true, force: true })

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CommitPipeline, type CommitStep } from './actors/commit-pipeline.js'
 import { Dispatcher, indexKeysOf } from './actors/dispatch.js'
@@ -54,6 +55,7 @@ import { UserActivity } from './sign-in/user-activity.js'
 import { FeatureSearchIndex } from './read/feature-search.js'
 import { committedReads } from './actors/committed-reads.js'
 import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js'
+import { readKeptFile, writeKeptFile } from './store/kept-file.js'
 import { decodeSnapshotSet, encodeSnapshotSet, EventLog } from './store/log.js'
 import { LogFollower, LogPublisher, logStreamNames, type StreamSettings } from './store/log-stream.js'
 import { healthRoutes, replicaDetails, type Replication } from './api/health.routes.js'
@@ -105,6 +107,9 @@ export interface ServerOptions {
   // Stamps every command and drives time windows and jobs; tests pass a fake one.
   clock?: () => Date
 }
+
+// In the data directory: the SDK answers kept by a clean stop for the next start (store/kept-file.ts).
+const keptAnswersFile = 'client-answers.kept'
 
 // Which committed events can change what SDKs are served.
 const touchesClientPayload = (type: string) => (!isInstanceEvent(type) || type.startsWith('segment-')) && !isOutsideClientPayload(type)
@@ -313,6 +318,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   const insights = new ProjectInsights(clock)
   const readModels = [revisionsModel(clientRevisions), insightsModel(insights)]
   const recovered = recover(log, readModels)
+  await log.releaseReadPages()
   let mark = performance.now()
   const marks: [string, number][] = []
   const phase = (name: string) => {
@@ -401,6 +407,13 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
 
   const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: recovered.lastId, requests, logger })
   phase('request side')
+  // The SDK answers a clean stop kept, when nothing was written since: the first polls are answered
+  // without a build (53 MB of JSON and its compressed copies at 50,000 flags).
+  const keptAnswers = path.join(config.dataDir, keptAnswersFile)
+  const logPosition = () => `${log.lastId}:${log.hashOf(log.lastId) ?? ''}`
+  const kept = readKeptFile(keptAnswers, logPosition())
+  if (kept) side.deps.clientFeatures.takeBack(kept)
+  phase('kept answers')
   // Before bootstrap, so that the events it appends are counted.
   const routes = side.routesWith(insights, replication, () => ({ eventsBehind: sinceSnapshot, writtenAt: snapshotWrittenAt }))
   registry.start(
@@ -445,6 +458,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
       await side.close()
       await snapshotting
       await saveSnapshot(false)
+      await writeKeptFile(keptAnswers, logPosition(), side.deps.clientFeatures.kept()).catch((error: unknown) => logger.warn('could not keep the SDK answers for the next start', { error: errorText(error) }))
       await log.close()
       await lock.release()
     },

@@ -146,6 +146,39 @@ export interface EventLogOptions {
   writeGate?: () => void
 }
 
+interface Handles {
+  root: RootDatabase
+  log: Database<StoredRecord, number>
+  index: Database<null, [string, number]>
+  snapshots: Database<Uint8Array, string>
+  blobs: Database<Uint8Array, string>
+  chain: Database<Buffer, number>
+}
+
+const openHandles = (path: string, options: EventLogOptions): Handles => {
+  // `path` is a directory; lmdb would take a name with a dot (`flags.v2`) for a single file.
+  // Every write goes through an explicit transaction, so lmdb-js's batching of loose writes per event
+  // turn is off: its batch promise, which nothing awaits, would be an unhandled rejection (and end the
+  // process) the first time a commit fails on a full disk.
+  const root = open({
+    path,
+    compression: false,
+    noSubdir: false,
+    maxDbs: 64,
+    eventTurnBatching: false,
+    readOnly: options.readOnly ?? false,
+    ...(options.mapSize && { mapSize: options.mapSize }),
+  })
+  return {
+    root,
+    log: root.openDB<StoredRecord, number>({ name: 'log', keyEncoding: 'uint32' }),
+    index: root.openDB<null, [string, number]>({ name: 'log-index' }),
+    snapshots: root.openDB<Uint8Array, string>({ name: 'snapshots', encoding: 'binary' }),
+    blobs: root.openDB<Uint8Array, string>({ name: 'snapshot-blobs', encoding: 'binary' }),
+    chain: root.openDB<Buffer, number>({ name: 'log-chain', keyEncoding: 'uint32', encoding: 'binary' }),
+  }
+}
+
 export class EventLog {
   private nextId: number
   private committedId: number
@@ -157,42 +190,48 @@ export class EventLog {
   private generation = 0
 
   private constructor(
-    private readonly root: RootDatabase,
-    private readonly log: Database<StoredRecord, number>,
-    private readonly index: Database<null, [string, number]>,
-    private readonly snapshots: Database<Uint8Array, string>,
-    private readonly blobs: Database<Uint8Array, string>,
-    private readonly chain: Database<Buffer, number>,
+    private handles: Handles,
+    private readonly path: string,
     private readonly options: EventLogOptions,
   ) {
-    const [last] = Array.from(log.getKeys({ reverse: true, limit: 1 }))
+    const [last] = Array.from(this.log.getKeys({ reverse: true, limit: 1 }))
     this.nextId = (last ?? 0) + 1
     this.committedId = this.nextId - 1
-    this.headHash = last === undefined ? genesis : (chain.get(last) ?? genesis)
+    this.headHash = last === undefined ? genesis : (this.chain.get(last) ?? genesis)
     this.committedHash = this.headHash
   }
 
+  private get root(): RootDatabase {
+    return this.handles.root
+  }
+  private get log(): Database<StoredRecord, number> {
+    return this.handles.log
+  }
+  private get index(): Database<null, [string, number]> {
+    return this.handles.index
+  }
+  private get snapshots(): Database<Uint8Array, string> {
+    return this.handles.snapshots
+  }
+  private get blobs(): Database<Uint8Array, string> {
+    return this.handles.blobs
+  }
+  private get chain(): Database<Buffer, number> {
+    return this.handles.chain
+  }
+
   static open(path: string, options: EventLogOptions = {}): EventLog {
-    // `path` is a directory; lmdb would take a name with a dot (`flags.v2`) for a single file.
-    // Every write goes through an explicit transaction, so lmdb-js's batching of loose writes per event
-    // turn is off: its batch promise, which nothing awaits, would be an unhandled rejection (and end the
-    // process) the first time a commit fails on a full disk.
-    const root = open({
-      path,
-      compression: false,
-      noSubdir: false,
-      maxDbs: 64,
-      eventTurnBatching: false,
-      readOnly: options.readOnly ?? false,
-      ...(options.mapSize && { mapSize: options.mapSize }),
-    })
-    const log = root.openDB<StoredRecord, number>({ name: 'log', keyEncoding: 'uint32' })
-    const index = root.openDB<null, [string, number]>({ name: 'log-index' })
-    const snapshots = root.openDB<Uint8Array, string>({ name: 'snapshots', encoding: 'binary' })
-    const blobs = root.openDB<Uint8Array, string>({ name: 'snapshot-blobs', encoding: 'binary' })
-    const chain = root.openDB<Buffer, number>({ name: 'log-chain', keyEncoding: 'uint32', encoding: 'binary' })
-    if (!options.readOnly) addMissingChain(root, log, chain)
-    return new EventLog(root, log, index, snapshots, blobs, chain, options)
+    const handles = openHandles(path, options)
+    if (!options.readOnly) addMissingChain(handles.root, handles.log, handles.chain)
+    return new EventLog(handles, path, options)
+  }
+
+  // Closes and opens the environment again, with nothing under way: the data file's pages read so far
+  // (mapped, so counted in the process's RSS until unmapped) leave memory. A start reads the whole
+  // snapshot set (64 MiB of pages at 50,000 flags) and after it only the log's tail and side tables.
+  async releaseReadPages(): Promise<void> {
+    await this.root.close()
+    this.handles = openHandles(this.path, this.options)
   }
 
   get lastId(): number {

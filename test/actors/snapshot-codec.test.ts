@@ -81,3 +81,17 @@ t.test('a set whose blob is missing is not used', async (t) => {
   t.equal(reopened.loadSnapshots(snapshotFormat), undefined)
   await reopened.close()
 })
+
+t.test('entries of a chunk that share an object (states are values) come back equal, Maps and Sets included', async (t) => {
+  const shared = { strategies: [{ name: 'default', constraints: [] }], variants: new Set(['a']) }
+  const environments = new Map([['development', shared]])
+  const features: ReadonlyMap<string, unknown> = PersistentMap.from([
+    ['one', { name: 'one', environments, tags: shared.strategies }],
+    ['two', { name: 'two', environments, tags: shared.strategies }],
+  ])
+  const [entry] = decodeSnapshotSet(snapshotFormat, encodeSnapshotSet(snapshotFormat, [{ key: 'project:web', lastId: 1, state: { features } }]))!
+  const restored = (entry.state as { features: ReadonlyMap<string, { environments: Map<string, typeof shared> }> }).features
+  t.same([...restored.entries()], [...features.entries()])
+  t.ok(restored.get('two')!.environments instanceof Map, 'a Map')
+  t.ok(restored.get('two')!.environments.get('development')!.variants instanceof Set, 'a Set')
+})
