@@ -11,16 +11,17 @@
 // (--data DIR keeps the data directory, --seed-only stops after seeding, BENCH_SERVER_MAIN=path/main.js
 // measures another build.)
 import { randomBytes } from 'node:crypto'
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { AdminApi, forEachLimited } from './lib/admin-api.js'
-import { startChildServer, tempDir, type ChildServer } from './lib/child-server.js'
+import { tempDir, type ChildServer } from './lib/child-server.js'
 import { fixed, formatTable, thousands } from './lib/format-table.js'
-import { describeMachine, machineInfo, sampleProcess } from './lib/machine-info.js'
+import { describeMachine, machineInfo } from './lib/machine-info.js'
 import type { MemoryReport } from './lib/memory-probe.js'
+import { memoryReport, probeArgs, startTimed } from './lib/restart.js'
 import { realisticFeatures, registerStrategyTypes, type FeatureFixture } from './lib/realistic-features.js'
 
 const { values: args } = parseArgs({
@@ -52,7 +53,6 @@ const LOAD_WRITES = count('load-writes', args['load-writes'], 2 * SNAPSHOT_EVERY
 const here = path.dirname(fileURLToPath(import.meta.url))
 // Another build's server (an older commit's dist/src/main.js, to compare); by default this one's.
 const main = process.env.BENCH_SERVER_MAIN ? path.resolve(process.env.BENCH_SERVER_MAIN) : path.join(here, '..', 'src', 'main.js')
-const probe = path.join(here, 'lib', 'memory-probe.js')
 // A kept data directory keeps its tokens: the same secret each run, so no start adds a token.
 const secret = args.data === undefined ? randomBytes(16).toString('hex') : 'bench-startup-memory'
 const adminToken = `*:*.${secret}`
@@ -61,26 +61,13 @@ const frontendToken = `*:development.${secret}-frontend`
 
 const MiB = 2 ** 20
 
-// The CPU time of a process's main thread alone (Linux: /proc/<pid>/task/<pid>/stat; USER_HZ 100):
-// the event loop's own work, without the GC helpers and the compression threads beside it.
-const mainThreadCpuMs = (pid: number): number => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) * 10
-  } catch {
-    return Number.NaN
-  }
-}
 const say = (line: string) => console.log(line)
 
-const start = async (dataDir: string) => {
-  const began = performance.now()
-  const server = await startChildServer({
-    name: 'flag server',
+const start = (dataDir: string) =>
+  startTimed({
     script: main,
-    nodeArgs: ['--expose-gc', '--import', probe],
-    readyTimeoutMs: 600_000,
+    nodeArgs: probeArgs,
+    clientToken,
     env: {
       HTTP_HOST: '127.0.0.1',
       HTTP_PORT: '0',
@@ -94,33 +81,11 @@ const start = async (dataDir: string) => {
       MAX_BODY_BYTES: String(16 * 2 ** 20),
     },
   })
-  const listeningMs = performance.now() - began
-  const response = await fetch(`${server.url}/api/client/features`, { headers: { authorization: clientToken } })
-  // The answer's headers: the server has built the body (it is then sent, and read here).
-  const headersMs = performance.now() - began
-  const body = await response.arrayBuffer()
-  const firstFeaturesMs = performance.now() - began
-  // The server's CPU time (all its threads) to that answer: what the start-up cost on a busy machine.
-  const cpuMs = sampleProcess(server.pid).cpuMs
-  const mainCpuMs = mainThreadCpuMs(server.pid)
-  if (response.status !== 200) throw new Error(`GET /api/client/features: ${response.status}`)
-  return { server, listeningMs, headersMs, firstFeaturesMs, cpuMs, mainCpuMs, bodyBytes: body.byteLength }
-}
 
 const phaseLine = (server: ChildServer) => /start-up: [^\n"]*/.exec(server.output())?.[0] ?? '(no start-up line)'
 const replayedOf = (server: ChildServer) => Number(/(\d+) events replayed/.exec(server.output())?.[1] ?? NaN)
 
-// Asks the probe for a report and waits for its line.
-const memory = async (server: ChildServer): Promise<MemoryReport> => {
-  const before = server.output().split('memory-probe ').length
-  process.kill(server.pid, 'SIGUSR2')
-  for (let waited = 0; waited < 30_000; waited += 20) {
-    const parts = server.output().split('memory-probe ')
-    if (parts.length > before) return JSON.parse(parts[parts.length - 1].split('\n')[0]) as MemoryReport
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  throw new Error('the memory probe did not answer')
-}
+const memory = memoryReport
 
 const killHard = async (server: ChildServer) => {
   process.kill(server.pid, 'SIGKILL')
