@@ -57,26 +57,35 @@ export const authenticator = (source: AuthSource): Authenticator => {
     return user && userPrincipal(user)
   }
 
-  // SDKs present the same few secrets on every poll: their hashes are remembered, in a bounded map, and
-  // the last one beside it: comparing a fresh header string with it is cheaper than hashing it for the map.
+  // SDKs present the same few secrets on every poll: their hashes are remembered, in a bounded map.
   const hashes = new Map<string, string>()
-  let lastSecret = ''
-  let lastHash = ''
   const hashOf = (secret: string): string => {
-    if (secret === lastSecret) return lastHash
     let hash = hashes.get(secret)
     if (hash === undefined) {
       if (hashes.size >= 10_000) hashes.clear()
       hash = hashTokenSecret(secret)
       hashes.set(secret, hash)
     }
-    lastSecret = secret
-    lastHash = hash
     return hash
   }
 
+  // The last secret's token, found in the last instance state: while the state is the same object, no
+  // token was added, changed or deleted (a change commits a new state), so it is not looked up again.
+  // Comparing a fresh header string with the last secret is cheaper than hashing it for a map.
+  let lastInstance: InstanceState | undefined
+  let lastTokenSecret = ''
+  let lastToken: ApiToken | undefined
+  const tokenOf = (secret: string): ApiToken | undefined => {
+    const instance = source.instance()
+    if (instance === lastInstance && secret === lastTokenSecret) return lastToken
+    lastToken = instance.apiTokens.get(hashOf(secret))
+    lastInstance = instance
+    lastTokenSecret = secret
+    return lastToken
+  }
+
   const byApiToken = (secret: string): Principal | undefined => {
-    const token = source.instance().apiTokens.get(hashOf(secret))
+    const token = tokenOf(secret)
     if (!token) return undefined
     let entry = entries.get(token)
     if (!entry) {
