@@ -7,7 +7,7 @@
 // Run: node scripts/build.mjs && node dist/bench/per-request.js
 // Knobs: BENCH_CONNECTIONS (2,32), BENCH_ROUNDS (3), BENCH_DURATION_MS (4000), BENCH_WARMUP_MS (1000),
 // BENCH_CASES (client_304,frontend), BENCH_FLAGS (1000), BENCH_BEFORE_MAIN (another build's
-// dist/src/main.js, measured as "before" beside this one), BENCH_NODE_ARGS (for our server), BENCH_PERF_DIR (perf record -g of our server
+// dist/src/main.js, measured as "before" beside this one), BENCH_NODE_ARGS (for our server), BENCH_PERF_DIR (perf record -g of each server
 // during each of its measured runs, with --perf-basic-prof; V8's --cpu-prof counts the uWS callbacks as
 // idle, since they run inside libuv's poll phase).
 import { spawn } from 'node:child_process'
@@ -163,7 +163,7 @@ const main = async () => {
                 const sample = sampleProcess(subject.server.pid)
                 cpuStart = sample.cpuMs
                 systemStart = sample.systemCpuMs
-                if (PERF_DIR && subject.ours) perf = perfRecord(subject.server.pid, path.join(PERF_DIR, `${c.name}-${connections}-${subject.label}-${round}.data`), DURATION_MS)
+                if (PERF_DIR) perf = perfRecord(subject.server.pid, path.join(PERF_DIR, `${c.name}-${connections}-${subject.label}-${round}.data`), DURATION_MS)
               },
               onMeasureEnd: () => {
                 const sample = sampleProcess(subject.server.pid)

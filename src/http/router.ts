@@ -21,7 +21,10 @@ const methodIndex = (method: Method): number =>
   method === 'GET' ? 0 : method === 'POST' ? 1 : method === 'PUT' ? 2 : method === 'PATCH' ? 3 : method === 'DELETE' ? 4 : -1
 
 // Express (and so Unleash) ignores a trailing slash and decodes each segment on its own.
-const noParams: Record<string, string> = Object.freeze({}) as Record<string, string>
+export const noParams: Record<string, string> = Object.freeze({}) as Record<string, string>
+
+// A route path that names no parameter: matched as it is written (uWS would read ':' and '*' as patterns).
+export const isExact = (path: string): boolean => !path.includes(':') && !path.includes('*')
 
 export class Router {
   private readonly root = newNode()
@@ -34,7 +37,7 @@ export class Router {
   constructor(routes: Route[]) {
     for (const route of routes) this.add(route)
     for (const route of routes) {
-      if (route.path.includes(':')) continue
+      if (!isExact(route.path)) continue
       const byLength = this.exact[methodNames.indexOf(route.method)]
       let list = byLength.get(route.path.length)
       if (!list) byLength.set(route.path.length, (list = []))

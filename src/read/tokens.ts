@@ -16,6 +16,7 @@ export interface AuthSource {
 
 interface Entry {
   principal: Principal
+  secretHash: string
   expiresAtMs: number
   // Noted as seen less than a second ago: a timer clears it.
   noted: boolean
@@ -57,27 +58,19 @@ export const authenticator = (source: AuthSource): Authenticator => {
     return user && userPrincipal(user)
   }
 
-  // SDKs present the same few secrets on every poll: their hashes are remembered, in a bounded map, and
-  // the last one beside it: comparing a fresh header string with it is cheaper than hashing it for the map.
+  // SDKs present the same few secrets on every poll: their hashes are remembered, in a bounded map.
   const hashes = new Map<string, string>()
-  let lastSecret = ''
-  let lastHash = ''
   const hashOf = (secret: string): string => {
-    if (secret === lastSecret) return lastHash
     let hash = hashes.get(secret)
     if (hash === undefined) {
       if (hashes.size >= 10_000) hashes.clear()
       hash = hashTokenSecret(secret)
       hashes.set(secret, hash)
     }
-    lastSecret = secret
-    lastHash = hash
     return hash
   }
 
-  const byApiToken = (secret: string): Principal | undefined => {
-    const token = source.instance().apiTokens.get(hashOf(secret))
-    if (!token) return undefined
+  const entryOf = (token: ApiToken): Entry => {
     let entry = entries.get(token)
     if (!entry) {
       entry = {
@@ -89,18 +82,41 @@ export const authenticator = (source: AuthSource): Authenticator => {
           environment: token.environment,
           can: token.type === 'admin' ? everything : nothing,
         },
+        secretHash: token.secretHash,
         expiresAtMs: token.expiresAt ? Date.parse(token.expiresAt) : Number.POSITIVE_INFINITY,
         noted: false,
       }
       entries.set(token, entry)
     }
+    return entry
+  }
+
+  // The last secret's token (its entry), found in the last instance state: while the state is the same
+  // object, no token was added, changed or deleted (a change commits a new state), so it is not looked up
+  // again. Comparing a fresh header string with the last secret is cheaper than hashing it for a map.
+  let lastInstance: InstanceState | undefined
+  let lastTokenSecret = ''
+  let lastEntry: Entry | undefined
+  const entryFor = (secret: string): Entry | undefined => {
+    const instance = source.instance()
+    if (instance === lastInstance && secret === lastTokenSecret) return lastEntry
+    const token = instance.apiTokens.get(hashOf(secret))
+    lastEntry = token && entryOf(token)
+    lastInstance = instance
+    lastTokenSecret = secret
+    return lastEntry
+  }
+
+  const byApiToken = (secret: string): Principal | undefined => {
+    const entry = entryFor(secret)
+    if (!entry) return undefined
     if (entry.expiresAtMs !== Number.POSITIVE_INFINITY && Date.now() >= entry.expiresAtMs) return undefined
     const projects = entry.principal.projects
     if (!projects.includes('*') && !projects.some((p) => source.project(p) !== undefined)) return undefined
     if (source.tokenSeen && !entry.noted) {
       const noted = entry
       noted.noted = true
-      source.tokenSeen(token.secretHash, new Date().toISOString())
+      source.tokenSeen(noted.secretHash, new Date().toISOString())
       setTimeout(() => {
         noted.noted = false
       }, seenResolutionMs).unref()

@@ -1,5 +1,6 @@
 import net from 'node:net'
 import t from 'tap'
+import { fixedHeaders } from '../../src/http/fixed-headers.js'
 import { startHttpServer } from '../../src/http/server.js'
 import type { OpenStream, Principal, Request, Route } from '../../src/http/types.js'
 
@@ -39,6 +40,47 @@ t.test('requests share their methods and the empty query; a query string is pars
   t.same((await get('/address')).body, { value: '127.0.0.1' }, 'the remote address when asked for')
   const json = await get('/plain')
   t.equal(json.headers.get('content-type'), 'application/json; charset=utf-8', 'an object body is sent as JSON')
+})
+
+// Routes without parameters are given to uWS for their exact paths; everything else still reaches the
+// router. Headers made once go to uWS as one block, beside the CORS ones; a body is decoded as sent.
+t.test('a route without parameters answers as through the router; its fixed headers arrive whole beside the CORS ones; a body keeps its bytes', async (t) => {
+  const bodies: string[] = []
+  const server = await startHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1000 })
+  t.teardown(() => server.close())
+  const nobody = (): Principal | undefined => undefined
+  const own = fixedHeaders({ etag: '"e1"', 'cache-control': 'no-cache', 'content-type': 'application/json; charset=utf-8' })
+  server.serve(
+    [
+      { method: 'GET', path: '/exact', access: 'public', cors: true, handler: () => ({ status: 200, body: '{"a":1}', headers: own }) },
+      {
+        method: 'POST',
+        path: '/exact',
+        access: 'public',
+        body: true,
+        bodyText: true,
+        handler: (req) => {
+          bodies.push(req.bodyText ?? '')
+          return { status: 202 }
+        },
+      },
+    ],
+    { byToken: nobody, bySession: nobody },
+  )
+  const url = `http://127.0.0.1:${server.port}/exact`
+  const got = await fetch(url, { headers: { origin: 'https://app.example' } })
+  t.equal(await got.text(), '{"a":1}')
+  t.same([got.headers.get('etag'), got.headers.get('cache-control'), got.headers.get('content-type')], ['"e1"', 'no-cache', 'application/json; charset=utf-8'], "the reply's own headers, each whole")
+  t.same([got.headers.get('access-control-allow-origin'), got.headers.get('access-control-expose-headers'), got.headers.get('vary')], ['https://app.example', 'ETag', 'Origin'], 'and the CORS ones')
+  const slash = await fetch(`${url}/`)
+  t.same([slash.status, slash.headers.get('etag')], [200, '"e1"'], 'a trailing slash: the same route, through the router')
+  const head = await fetch(url, { method: 'HEAD' })
+  t.same([head.status, head.headers.get('etag')], [200, '"e1"'], 'HEAD is answered as GET')
+  t.equal((await fetch(url, { method: 'DELETE' })).status, 405, 'a method the path has no route for')
+  const post = (bytes: number[]) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.from(bytes) })
+  t.equal((await post([0xef, 0xbb, 0xbf, 0x7b, 0x7d])).status, 202)
+  t.equal((await post([0x7b, 0xff, 0x7d])).status, 202)
+  t.same(bodies, ['\ufeff{}', '{\ufffd}'], 'a byte order mark is kept; a byte that is not UTF-8 is replaced')
 })
 
 // A route may lend its reply a buffer it reuses (the playground's answers): written over as soon as
