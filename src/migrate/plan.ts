@@ -116,17 +116,22 @@ const flagSteps = (flag: SourceFlag, options: PlanOptions, notCopied: NotCopied[
   const steps: Step[] = [at('flags', flag.name, { type: 'feature.create', input, meta })]
   for (const env of flag.environments) {
     const strategies = [...env.strategies].sort((a, b) => (a.sortOrder ?? 0) - (b.sortOrder ?? 0))
+    let allStrategies = true
     for (const strategy of strategies) {
       const label = `${flag.name} ${env.name} ${strategy.id}`
       const parsed = built(createFeatureStrategySchema, strategyInput(strategy), notCopied, { kind: 'strategies', label })
       if (parsed) steps.push(at('strategies', label, { type: 'strategy.add', feature: flag.name, environment: env.name, input: parsed, id: strategy.id, meta }))
+      allStrategies &&= parsed !== undefined
     }
     if ((env.variants ?? []).length > 0) {
       const label = `${flag.name} ${env.name}`
       const variants = built(featureVariantsSchema, env.variants, notCopied, { kind: 'flag variants', label })
       if (variants) steps.push(at('flag variants', label, { type: 'variants.set', feature: flag.name, environments: [env.name], variants, meta }))
     }
-    if (env.enabled) {
+    // Switched on without one of its strategies, a flag would be on for more than it was (or for
+    // everyone, with the default strategy an empty environment gets).
+    if (env.enabled && !allStrategies) notCopied.push({ kind: 'enabled environments', label: `${flag.name} ${env.name}`, why: 'left off: a strategy of it was not copied' })
+    else if (env.enabled) {
       steps.push(
         at('enabled environments', `${flag.name} ${env.name}`, {
           type: 'featureEnvironment.toggle',

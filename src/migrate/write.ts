@@ -71,7 +71,12 @@ const runPlan = async (commands: CommandPort, plan: Plan, say: (line: string) =>
     while (next < plan.flags.length) {
       const steps = plan.flags[next++]
       const [create, ...rest] = steps
-      if (create && (await send(create))) for (const step of rest) await send(step)
+      let complete = create !== undefined && (await send(create))
+      for (const step of complete ? rest : []) {
+        // The same rule as the plan's: an environment is not switched on without all its strategies.
+        if (!complete && step.command.type === 'featureEnvironment.toggle') notCopied.push({ kind: step.kind, label: step.label, why: 'left off: an earlier step of this flag was refused' })
+        else complete = (await send(step)) && complete
+      }
       if (++done % 250 === 0 || done === plan.flags.length) say(`wrote ${done} of ${plan.flags.length} flags`)
     }
   }
