@@ -48,10 +48,11 @@ export const planFor = (source: SourceData, now: string): Plan =>
 // Flags in flight at once: their commands meet in the project's group commit.
 const flagLanes = 32
 
-const runPlan = async (commands: CommandPort, plan: Plan, say: (line: string) => void, meta: CommandMeta): Promise<Omit<MigrationReport, 'from' | 'version' | 'records'>> => {
+export const runPlan = async (commands: CommandPort, plan: Plan, say: (line: string) => void, meta: CommandMeta): Promise<Omit<MigrationReport, 'from' | 'version' | 'records'>> => {
   const counts = Object.fromEntries(kinds.map((kind) => [kind, 0])) as Record<Kind, number>
   const notCopied = [...plan.notCopied]
-  // A refused step is reported and the rest goes on; `false` tells a flag's later steps to stop.
+  // A refused step is reported and the rest goes on; what it answers tells a flag's lane to leave the
+  // flag's environments off.
   const send = async (step: Step): Promise<boolean> => {
     try {
       if (step.to === 'instance') await commands.toInstance(step.command)

@@ -4,15 +4,22 @@ import { mulberry32 } from '../../bench/lib/seeded-random.js'
 
 type Json = Record<string, unknown>
 
-// Unleash leaves out a constraint's false caseInsensitive and inverted, and lists a dependency once per
-// matching row of its join (twice when the parent has strategies in two environments): SDKs read
-// both the same way.
+// Unleash 8.2 leaves out a constraint's false caseInsensitive and inverted, and repeats a dependency
+// once per strategy of the flag (a row of its join each): SDKs read both the same way.
 const normalisedConstraint = (c: Json): Json => Object.fromEntries(Object.entries(c).filter(([k, value]) => !((k === 'caseInsensitive' || k === 'inverted') && value === false)))
+
+// Keys in one order, so that two answers compare as text (arrays keep theirs: order is meaning there).
+const canonical = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(canonical)
+    : value !== null && typeof value === 'object'
+      ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Json)[k])]))
+      : value
 
 export const normalisedFlag = (flag: Json): Json => {
   const strategies = ((flag.strategies ?? []) as Json[]).map((s) => ({ ...s, constraints: ((s.constraints ?? []) as Json[]).map(normalisedConstraint) }))
-  const dependencies = flag.dependencies === undefined ? undefined : [...new Map((flag.dependencies as Json[]).map((d) => [JSON.stringify(d), d])).values()]
-  return { ...flag, strategies, ...(dependencies && { dependencies }) }
+  const dependencies = flag.dependencies === undefined ? undefined : [...new Map((flag.dependencies as Json[]).map((d) => [JSON.stringify(canonical(d)), d])).values()]
+  return canonical({ ...flag, strategies, ...(dependencies && { dependencies }) }) as Json
 }
 
 export const flagsByName = (body: { features: Json[] }): Map<string, Json> => new Map(body.features.map((f) => [String(f.name), normalisedFlag(f)]))
@@ -45,4 +52,4 @@ export const seededContexts = (count: number, seed = 28): Json[] => {
 
 // A frontend answer as a comparable list: every flag on for that context, with its variant.
 export const frontendAnswer = (body: { toggles: Json[] }) =>
-  body.toggles.map((t) => ({ name: t.name, enabled: t.enabled, variant: t.variant, impressionData: t.impressionData })).sort((a, b) => String(a.name).localeCompare(String(b.name)))
+  body.toggles.map((t) => canonical({ name: t.name, enabled: t.enabled, variant: t.variant, impressionData: t.impressionData }) as Json).sort((a, b) => String(a.name).localeCompare(String(b.name)))
