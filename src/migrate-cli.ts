@@ -56,7 +56,7 @@ const describe = (report: MigrationReport): string => {
     lines.push(`not copied (${report.notCopied.length}):`)
     for (const item of report.notCopied) lines.push(`  ${item.kind}: ${item.label}: ${item.why}`)
   }
-  lines.push('not copied by design: favorites (per user; API tokens read none), passwords (Unleash does not show them), metrics and last-seen times')
+  lines.push("not copied by design: favorites (per user; an API token has none), passwords (Unleash does not show them), metrics and last-seen times, project environments' default strategies (no read for them in Unleash 8.2's admin API)")
   if (report.passwords.length > 0) {
     lines.push('users: Unleash does not show passwords, so each copied user has a new one, shown only here; hand them over and have them change it:')
     for (const { user, password } of report.passwords) lines.push(`  ${user}: ${password}`)
