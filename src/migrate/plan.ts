@@ -151,7 +151,7 @@ const flagSteps = (flag: SourceFlag, options: PlanOptions, notCopied: NotCopied[
 
 export const planMigration = (source: SourceData, options: PlanOptions): Plan => {
   const { meta, start } = options
-  const notCopied: NotCopied[] = source.unread.map(({ what, why }) => ({ kind: what, label: what, why: `not readable: ${why}` }))
+  const notCopied: NotCopied[] = source.unread.map(({ what, why }) => ({ kind: what, label: what, why }))
   const setup: Step[] = []
   const instance = (kind: Kind, label: string, command: InstanceCommand) => setup.push({ kind, label, to: 'instance', command })
 

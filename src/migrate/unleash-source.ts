@@ -78,7 +78,8 @@ export interface SourceStrategyType {
   parameters?: { name: string; type: string; description?: string; required?: boolean }[]
 }
 
-// Everything read, and what could not be read (an Enterprise-only endpoint, a token without the right).
+// Everything read, and what could not be read or will not be copied (an Enterprise-only endpoint, a
+// token without the right, groups), with the reason.
 export interface SourceData {
   url: string
   version: string | null
@@ -178,7 +179,7 @@ export const readUnleash = async (options: SourceOptions): Promise<SourceData> =
       return await get<T>(path)
     } catch (error) {
       if (!(error instanceof SourceError) || (error.status !== 404 && error.status !== 403)) throw error
-      unread.push({ what, why: `${path} answered ${error.status}${error.status === 404 ? ' (an Enterprise feature, or not in this version)' : ''}` })
+      unread.push({ what, why: `not readable: ${path} answered ${error.status}${error.status === 404 ? ' (an Enterprise feature, or not in this version)' : ''}` })
       return fallback
     }
   }
@@ -227,7 +228,9 @@ export const readUnleash = async (options: SourceOptions): Promise<SourceData> =
 
   const apiTokens = (await optional<{ tokens: SourceToken[] }>('API tokens', '/api/admin/api-tokens', { tokens: [] })).tokens
   const users = (await optional<{ users: SourceUser[] }>('users', '/api/admin/user-admin', { users: [] })).users
-  await optional('groups', '/api/admin/groups', undefined)
+  // Groups (Enterprise) name users by Unleash's ids; they are read to be reported, not copied.
+  const groups = (await optional<{ groups: { name: string }[] }>('groups', '/api/admin/groups', { groups: [] })).groups
+  for (const group of groups) unread.push({ what: 'groups', why: `group ${group.name}: groups are not copied; re-create it and its members here` })
   say(`read ${apiTokens.length} API tokens, ${users.length} users`)
   return { url: base, version, environments, projects, contextFields, segments, tagTypes, tags, strategyTypes, flags, apiTokens, users, unread }
 }

@@ -41,7 +41,7 @@ const source = (extra: Partial<SourceData> = {}): SourceData => ({
   flags: [],
   apiTokens: [{ secret: 'web:production.s3cret-value', tokenName: 'sdk', type: 'client', environment: 'production', projects: ['web'], expiresAt: null }],
   users: [{ id: 4, username: 'ann', email: 'ann@example.com', name: 'Ann', rootRole: 2 }],
-  unread: [{ what: 'groups', why: '/api/admin/groups answered 404' }],
+  unread: [{ what: 'groups', why: 'not readable: /api/admin/groups answered 404' }],
   ...extra,
 })
 
