@@ -50,7 +50,7 @@ const say = (line: string) => console.log(`[${seconds()} s] ${line}`)
 
 const describe = (report: MigrationReport): string => {
   const lines = [`migrated ${report.from}${report.version ? ` (Unleash ${report.version})` : ''} into ${dataDir} in ${seconds()} s: ${report.records} records`]
-  for (const kind of kinds) lines.push(`  ${kind.padEnd(22)}${report.counts[kind]}`)
+  for (const kind of kinds) lines.push(`  ${kind.padEnd(24)}${report.counts[kind]}`)
   if (report.notCopied.length === 0) lines.push('everything read was copied')
   else {
     lines.push(`not copied (${report.notCopied.length}):`)

@@ -23,6 +23,7 @@ import type { SourceData, SourceFlag } from './unleash-source.js'
 // The kinds a migration counts, in the order it copies them.
 export const kinds = [
   'environments',
+  'feature type lifetimes',
   'strategy types',
   'context fields',
   'tag types',
@@ -56,6 +57,7 @@ export interface TargetStart {
   strategyTypes: ReadonlySet<string>
   contextFields: ReadonlySet<string>
   tagTypes: ReadonlySet<string>
+  featureTypeLifetimes: ReadonlyMap<string, number | null>
 }
 
 export interface Plan {
@@ -158,6 +160,11 @@ export const planMigration = (source: SourceData, options: PlanOptions): Plan =>
   for (const env of [...source.environments].sort((a, b) => a.sortOrder - b.sortOrder)) {
     const input = built(createEnvironmentSchema, { name: env.name, type: env.type, enabled: env.enabled, sortOrder: env.sortOrder }, notCopied, { kind: 'environments', label: env.name })
     if (input) instance('environments', env.name, { type: 'environment.create', input, meta })
+  }
+  // Only the lifetimes the source changed from the defaults both start with.
+  for (const type of source.featureTypes) {
+    if (start.featureTypeLifetimes.get(type.id) === type.lifetimeDays) continue
+    instance('feature type lifetimes', type.id, { type: 'featureType.setLifetime', id: type.id, lifetimeDays: type.lifetimeDays, meta })
   }
   for (const type of source.strategyTypes) {
     if (start.strategyTypes.has(type.name)) continue

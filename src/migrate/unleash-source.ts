@@ -90,6 +90,7 @@ export interface SourceData {
   tagTypes: { name: string; description?: string | null; icon?: string | null; color?: string | null }[]
   tags: { type: string; value: string }[]
   strategyTypes: SourceStrategyType[]
+  featureTypes: { id: string; lifetimeDays: number | null }[]
   flags: SourceFlag[]
   apiTokens: SourceToken[]
   users: SourceUser[]
@@ -198,6 +199,7 @@ export const readUnleash = async (options: SourceOptions): Promise<SourceData> =
   const tagTypes = (await get<{ tagTypes: SourceData['tagTypes'] }>('/api/admin/tag-types')).tagTypes
   const tags = (await get<{ tags: SourceData['tags'] }>('/api/admin/tags')).tags
   const strategyTypes = (await get<{ strategies: SourceStrategyType[] }>('/api/admin/strategies')).strategies
+  const featureTypes = (await optional<{ types: SourceData['featureTypes'] }>('feature types', '/api/admin/feature-types', { types: [] })).types
   say(`read ${environments.length} environments, ${projects.length} projects, ${contextFields.length} context fields, ${segments.length} segments, ${tagTypes.length} tag types, ${tags.length} tags, ${strategyTypes.length} strategy types`)
 
   const names: { project: string; name: string }[] = []
@@ -232,5 +234,5 @@ export const readUnleash = async (options: SourceOptions): Promise<SourceData> =
   const groups = (await optional<{ groups: { name: string }[] }>('groups', '/api/admin/groups', { groups: [] })).groups
   for (const group of groups) unread.push({ what: 'groups', why: `group ${group.name}: groups are not copied; re-create it and its members here` })
   say(`read ${apiTokens.length} API tokens, ${users.length} users`)
-  return { url: base, version, environments, projects, contextFields, segments, tagTypes, tags, strategyTypes, flags, apiTokens, users, unread }
+  return { url: base, version, environments, projects, contextFields, segments, tagTypes, tags, strategyTypes, featureTypes, flags, apiTokens, users, unread }
 }

@@ -39,7 +39,12 @@ export const migrationMeta = (now: string): CommandMeta => ({ now, actor: { name
 
 export const targetStart = () => {
   const empty = emptyInstance()
-  return { strategyTypes: new Set(empty.strategyTypes.keys()), contextFields: new Set(empty.contextFields.keys()), tagTypes: new Set(empty.tagTypes.keys()) }
+  return {
+    strategyTypes: new Set(empty.strategyTypes.keys()),
+    contextFields: new Set(empty.contextFields.keys()),
+    tagTypes: new Set(empty.tagTypes.keys()),
+    featureTypeLifetimes: new Map([...empty.featureTypes.values()].map((type) => [type.id, type.lifetimeDays])),
+  }
 }
 
 export const planFor = (source: SourceData, now: string): Plan =>

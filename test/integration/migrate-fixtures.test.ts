@@ -33,6 +33,7 @@ t.test('the migration ends with a report: counts per kind, what it could not cop
   t.match(migrated.stdout, /migrated http:\/\/127\.0\.0\.1:\d+ \(Unleash 8\.2\.0\) into .+ in \d+\.\d s: \d+ records/)
   t.same(reportedCounts(migrated.stdout), {
     environments: 2,
+    'feature type lifetimes': 1,
     'strategy types': 1,
     'context fields': 11,
     'tag types': 2,
@@ -65,6 +66,16 @@ t.test("the log starts with 'migrated from', holds ordinary events and its chain
   t.match(first.data, { id: 'migrated-from', value: { url: source.url, version: '8.2.0' } })
   t.ok(events.some((e) => e.type === 'feature-strategy-add'), 'strategies were added as events')
   t.ok(events.some((e) => e.type === 'feature-archived'), 'the archived flag was archived as an event')
+})
+
+t.test('what the admin API shows besides flags came along: the changed lifetime, the custom strategy type, segment ids, tokens by secret', async (t) => {
+  const types = expectOk(await api(server, 'GET', '/api/admin/feature-types'), 'feature types').body.types as { id: string; lifetimeDays: number | null }[]
+  t.equal(types.find((type) => type.id === 'release')?.lifetimeDays, 60)
+  const strategies = expectOk(await api(server, 'GET', '/api/admin/strategies'), 'strategy types').body.strategies as { name: string }[]
+  t.ok(strategies.some((s) => s.name === 'byTenantTier'), 'the custom strategy type')
+  const segments = expectOk(await api(server, 'GET', '/api/admin/segments'), 'segments').body.segments as { id: number; name: string }[]
+  t.same(segments.map((s) => [s.id, s.name]).sort(), [[1, 'nordics'], [2, 'paying'], [3, 'new-apps']])
+  for (const secret of Object.values(fixtures.frontendTokens)) t.equal((await api(server, 'GET', '/api/frontend', undefined, secret)).status, 200, 'a frontend token works as it did')
 })
 
 for (const env of ['development', 'production'] as const) {

@@ -4,7 +4,12 @@ import { planMigration, type Step } from '../../src/migrate/plan.js'
 import type { SourceData, SourceFlag } from '../../src/migrate/unleash-source.js'
 
 const meta: CommandMeta = { now: '2026-01-01T00:00:00.000Z', actor: { name: 'migration', userId: -1337 } }
-const start = { strategyTypes: new Set(['default', 'flexibleRollout']), contextFields: new Set(['userId']), tagTypes: new Set(['simple']) }
+const start = {
+  strategyTypes: new Set(['default', 'flexibleRollout']),
+  contextFields: new Set(['userId']),
+  tagTypes: new Set(['simple']),
+  featureTypeLifetimes: new Map<string, number | null>([['release', 40], ['kill-switch', null]]),
+}
 let ids = 0
 const options = { meta, start, random: () => 'r', newId: () => `new-${++ids}` }
 
@@ -38,6 +43,7 @@ const source = (extra: Partial<SourceData> = {}): SourceData => ({
     { name: 'default', editable: false, parameters: [] },
     { name: 'byTier', title: 'By tier', description: 'custom', editable: true, deprecated: true, parameters: [{ name: 'tier', type: 'string', description: '', required: true }] },
   ],
+  featureTypes: [{ id: 'release', lifetimeDays: 60 }, { id: 'kill-switch', lifetimeDays: null }],
   flags: [],
   apiTokens: [{ secret: 'web:production.s3cret-value', tokenName: 'sdk', type: 'client', environment: 'production', projects: ['web'], expiresAt: null }],
   users: [{ id: 4, username: 'ann', email: 'ann@example.com', name: 'Ann', rootRole: 2 }],
@@ -52,6 +58,7 @@ t.test('instance-wide things come first, in the order later ones need them, buil
   t.same(describe(plan.setup), [
     'instance: environment.create development',
     'instance: environment.create production',
+    'instance: featureType.setLifetime release',
     'instance: strategyType.create byTier',
     'instance: strategyType.deprecate byTier deprecated',
     'instance: contextField.update userId',
@@ -66,6 +73,7 @@ t.test('instance-wide things come first, in the order later ones need them, buil
   t.match(segment, { id: 9, input: { name: 'nordics', constraints: [{ contextName: 'country', operator: 'IN', values: ['no'] }] } }, 'a segment keeps its id')
   const country = plan.setup.find((s) => s.label === 'country')!.command
   t.match(country, { input: { stickiness: true, sortOrder: 5, legalValues: [{ value: 'no', description: 'Norway' }, { value: 'se' }] } })
+  t.match(plan.setup[2].command, { id: 'release', lifetimeDays: 60 }, 'only the lifetime the source changed')
   const environment = plan.setup[0].command
   t.match(environment, { input: { name: 'development', type: 'development', enabled: false, sortOrder: 2 } }, 'a disabled environment stays disabled')
   t.match(plan.setup.at(-1)!.command, { id: 'web', input: { name: 'Web', description: 'the site', mode: 'open', defaultStickiness: 'userId', environments: ['development', 'production'] } })

@@ -1,8 +1,9 @@
 // The migration proof's source: the bench's realistic flags (constraints of every operator family,
 // strategy variants with payloads) loaded into an Unleash through its admin API, plus what the bench
 // leaves out: context fields with legal values, segments on strategies, dependencies, tags, strategies
-// in a second environment (titled, disabled, of a custom type), stale and archived flags, more API
-// tokens. No flag (environment) variants: Unleash 8.2 refuses new ones as deprecated (403).
+// in a second environment (titled, disabled, of a custom type), stale and archived flags, a changed
+// flag type lifetime, more API tokens. No flag (environment) variants: Unleash 8.2 refuses new ones
+// as deprecated (403).
 import { AdminApi, forEachLimited } from '../../bench/lib/admin-api.js'
 import { realisticFeatures, registerStrategyTypes, seedFeature, type FeatureFixture } from '../../bench/lib/realistic-features.js'
 
@@ -73,6 +74,7 @@ const addExtras = async (api: AdminApi, features: FeatureFixture[]): Promise<voi
   await api.request('POST', '/api/admin/projects/default/stale', { features: features.filter((_, i) => i % 50 === 9).map((f) => f.name), stale: true })
   const archived = features.filter((_, i) => i % 100 === 39).map((f) => f.name)
   for (const name of archived) await api.request('DELETE', flagPath(name))
+  await api.request('PUT', '/api/admin/feature-types/release/lifetime', { lifetimeDays: 60 })
   await api.request('POST', '/api/admin/user-admin', { email: 'editor@example.com', name: 'Ed Itor', rootRole: 2, sendEmail: false })
   // Unleash 8.2 makes its own secrets (a given one is ignored): the proof reads them back.
   await api.request('POST', '/api/admin/api-tokens', { tokenName: 'proof-prod-client', type: 'client', environment: 'production', projects: ['default'] })
