@@ -163,6 +163,10 @@ export const planMigration = (source: SourceData, options: PlanOptions): Plan =>
   }
   // Only the lifetimes the source changed from the defaults both start with.
   for (const type of source.featureTypes) {
+    if (!start.featureTypeLifetimes.has(type.id)) {
+      notCopied.push({ kind: 'feature type lifetimes', label: type.id, why: `no flag type ${type.id} here: its lifetime is not copied, and a flag of that type would not be` })
+      continue
+    }
     if (start.featureTypeLifetimes.get(type.id) === type.lifetimeDays) continue
     instance('feature type lifetimes', type.id, { type: 'featureType.setLifetime', id: type.id, lifetimeDays: type.lifetimeDays, meta })
   }

@@ -43,7 +43,7 @@ const source = (extra: Partial<SourceData> = {}): SourceData => ({
     { name: 'default', editable: false, parameters: [] },
     { name: 'byTier', title: 'By tier', description: 'custom', editable: true, deprecated: true, parameters: [{ name: 'tier', type: 'string', description: '', required: true }] },
   ],
-  featureTypes: [{ id: 'release', lifetimeDays: 60 }, { id: 'kill-switch', lifetimeDays: null }],
+  featureTypes: [{ id: 'release', lifetimeDays: 60 }, { id: 'kill-switch', lifetimeDays: null }, { id: 'sunset', lifetimeDays: 90 }],
   flags: [],
   apiTokens: [{ secret: 'web:production.s3cret-value', tokenName: 'sdk', type: 'client', environment: 'production', projects: ['web'], expiresAt: null }],
   users: [{ id: 4, username: 'ann', email: 'ann@example.com', name: 'Ann', rootRole: 2 }],
@@ -116,7 +116,10 @@ t.test("a flag's steps: created with its tags, strategies by id in sort order, v
   t.match(plan.flags[0][2].command, { id: 'b', input: { name: 'default', title: 'second', disabled: true, sortOrder: 2, segments: [9] } })
   t.match(plan.flags[0][1].command, { id: 'a', input: { constraints: [{ inverted: true }], variants: [{ payload: { type: 'json' } }] } })
   t.match(plan.flags[0][5].command, { input: { stale: true } })
-  t.same(plan.notCopied, [{ kind: 'groups', label: 'groups', why: 'not readable: /api/admin/groups answered 404' }])
+  t.same(plan.notCopied, [
+    { kind: 'groups', label: 'groups', why: 'not readable: /api/admin/groups answered 404' },
+    { kind: 'feature type lifetimes', label: 'sunset', why: 'no flag type sunset here: its lifetime is not copied, and a flag of that type would not be' },
+  ], "what is not read, and a flag type of the source's that is not ours")
 })
 
 t.test('dependencies once every flag is in, archiving after them, then tokens with their secrets and users', async (t) => {
@@ -144,6 +147,6 @@ t.test('what our schemas refuse is reported with the reason, and the rest is sti
   )
   t.equal(plan.flags[0].length, 0, 'the flag our names refuse has no steps')
   t.same(describe(plan.flags[1]), ['web: feature.create good'], 'the other flag is copied, without its refused strategy and left off where that strategy was')
-  t.same(plan.notCopied.map((n) => `${n.kind}: ${n.label}`), ['groups: groups', 'flags: bad name with spaces', 'strategies: good production x', 'enabled environments: good production'])
-  t.match(plan.notCopied[2].why, /values/, 'the reason names the field')
+  t.same(plan.notCopied.map((n) => `${n.kind}: ${n.label}`), ['groups: groups', 'feature type lifetimes: sunset', 'flags: bad name with spaces', 'strategies: good production x', 'enabled environments: good production'])
+  t.match(plan.notCopied.find((n) => n.label === 'good production x')?.why, /values/, 'the reason names the field')
 })
