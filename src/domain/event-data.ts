@@ -1,3 +1,4 @@
+import type { MigratedFrom } from './migration.js'
 import type { ClientRegister } from '../schemas/client.js'
 import type { CompleteFeature } from '../schemas/lifecycle.js'
 import type { CreateFeatureStrategy, FeatureVariant, Tag } from '../schemas/shared.js'
@@ -115,6 +116,7 @@ export interface EventPayloads {
   'feature-type-updated': { data: FeatureType; preData: FeatureType }
   'application-created': { data: Pick<ClientRegister, 'appName' | 'strategies'> & { sdkVersion: string | null; createdBy: string } }
   'features-exported': { data: FeatureExport | ExportSummary }
+  'setting-created': { data: MigratedFrom }
 
   'user-created': { data: PublicUser; hidden: { passwordHash: string | null; accountType: User['accountType'] } }
   'user-updated': { data: PublicUser & { passwordChanged?: true }; preData: PublicUser; hidden?: { passwordHash: string } }

@@ -24,6 +24,7 @@ import type { ApiToken, InstanceState } from './instance-state.js'
 import type { TagTypeInput, UpdateTagTypeInput } from '../schemas/tags.js'
 import { decideCreateTag, decideCreateTagType, decideDeleteTag, decideDeleteTagType, decideEnsureTags, decideUpdateTagType, evolveTags, evolveTagTypes } from './tag-types.js'
 import { decideUpdateFeatureTypeLifetime, evolveFeatureTypes } from './feature-types.js'
+import { decideRecordMigration, type MigrationCommand } from './migration.js'
 import { decideImportPrerequisites, decideRecordExport, type ImportPrerequisitesCommand } from './export-import.js'
 
 export type InstanceCommand =
@@ -53,6 +54,7 @@ export type InstanceCommand =
   | { type: 'features.recordExport'; data: FeatureExport; environment: string; meta: CommandMeta }
   | ImportPrerequisitesCommand
   | { type: 'tags.ensure'; tags: Tag[]; meta: CommandMeta }
+  | MigrationCommand
 
 // What instance decisions read of the projects: the instance actor reads it when it decides, so that
 // no command carries a view of the world taken before it waited its turn.
@@ -114,6 +116,8 @@ export const decideInstance = (state: InstanceState, command: InstanceCommand, w
       return decideImportPrerequisites(state, command)
     case 'tags.ensure':
       return decideEnsureTags(state, command.tags, command.meta)
+    case 'migration.record':
+      return decideRecordMigration(command)
     default:
       return decidePeople(state.people, command)
   }

@@ -41,19 +41,22 @@ const segmentFrom = (input: UpsertSegment, id: number, createdAt: string, create
   createdBy,
 })
 
-type CreateSegment = { type: 'segment.create'; input: UpsertSegment; world: SegmentWorld; meta: CommandMeta }
+// `id`: a segment copied from elsewhere keeps its id (strategies and SDKs name segments by id).
+type CreateSegment = { type: 'segment.create'; input: UpsertSegment; id?: number; world: SegmentWorld; meta: CommandMeta }
 type UpdateSegment = { type: 'segment.update'; id: number; input: UpsertSegment; world: SegmentWorld; meta: CommandMeta }
 type DeleteSegment = { type: 'segment.delete'; id: number; world: SegmentWorld; meta: CommandMeta }
 
 export type SegmentCommand = CreateSegment | UpdateSegment | DeleteSegment
 
-export const decideCreateSegment = (state: InstanceState, { input, world, meta }: CreateSegment): Result<EventDraft[]> => {
+export const decideCreateSegment = (state: InstanceState, { input, id: givenId, world, meta }: CreateSegment): Result<EventDraft[]> => {
   if (state.segments.size >= limits.segments) {
     return fail(new DomainError('ExceedsLimitError', `Failed to create segment. You can't create more than the established limit of ${limits.segments}.`))
   }
   const error = validate(state, input, world, undefined)
   if (error) return fail(error)
-  const id = Math.max(0, ...state.segments.keys()) + 1
+  if (givenId !== undefined && (!Number.isSafeInteger(givenId) || givenId < 1)) return fail(badData('A segment id is a positive integer'))
+  if (givenId !== undefined && state.segments.has(givenId)) return fail(nameExists(`A segment with id ${givenId} already exists`))
+  const id = givenId ?? Math.max(0, ...state.segments.keys()) + 1
   const segment = segmentFrom(input, id, meta.now, meta.actor.name)
   return ok([draft(meta, 'segment-created', { project: segment.project, data: segment })])
 }

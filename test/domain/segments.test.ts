@@ -22,3 +22,18 @@ t.test('a PUT keeps a description it leaves out, and clears one it sets to null'
   const cleared = valueOf(decideUpdateSegment(state, { type: 'segment.update', id, input: input({ name: 'beta', description: null, project: 'web', constraints: [] }), world, meta }))
   t.equal(recordOfType(cleared, 'segment-updated').data.description, null)
 })
+
+// A migration copies segments with their ids, since strategies and SDKs name segments by id.
+t.test('a create with a given id keeps it, refuses one in use, and the next create counts on from the highest', async (t) => {
+  const create = (state: ReturnType<typeof emptyInstance>, name: string, id?: number) => decideCreateSegment(state, { type: 'segment.create', input: input({ name, constraints: [] }), id, world, meta })
+  const seven = valueOf(create(emptyInstance(), 'seven', 7))
+  t.equal(recordOfType(seven, 'segment-created').data.id, 7)
+  const state = seven.reduce(evolveInstance, emptyInstance())
+  t.same([...state.segments.keys()], [7])
+  const taken = create(state, 'again', 7)
+  t.equal(taken.ok, false, 'an id in use is refused')
+  t.match(!taken.ok && taken.error, { kind: 'NameExistsError' })
+  const zero = create(state, 'zero', 0)
+  t.equal(zero.ok, false, 'an id below 1 is refused')
+  t.equal(recordOfType(valueOf(create(state, 'next')), 'segment-created').data.id, 8)
+})
