@@ -556,6 +556,10 @@ const MiB = 2 ** 20
 // directory for reference, then starts ours again on its data with the memory probe; it replaces ours
 // in `servers` for the cases after it.
 const restartStep = async (subject: Server, servers: Server[], ours: FlagServerOptions): Promise<[Server, RestartReport]> => {
+  // A server with SDKs has answered a poll since its last change (the cases before may have written):
+  // one poll, as an SDK's, so that the stop finds its answers current, as it would in service.
+  const poll = await fetch(`http://${subject.host}:${subject.port}/api/client/features`, { headers: sdkHeaders })
+  await poll.arrayBuffer()
   progress(`restart: stopping our server at ${thousands(FLAGS)} flags cleanly ...`)
   const stopBegan = performance.now()
   await subject.stop()
