@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
-import { parseArgs } from 'node:util'
+import { fail, parseCliArgs } from './cli-args.js'
 import { loadConfig } from './config.js'
 import { EventLog } from './store/log.js'
 
@@ -23,25 +23,16 @@ options:
 
 exit codes: 0 done, 1 the chain is broken, 2 a usage or data directory problem`
 
-const fail = (message: string, code = 1): never => {
-  console.error(message)
-  process.exit(code)
-}
-
-const parsed = (() => {
-  try {
-    return parseArgs({
-      allowPositionals: true,
-      options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    })
-  } catch (error) {
-    // An unknown option or a missing value: say which, then how to call it.
-    return fail(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`, 2)
-  }
-})()
+const parsed = parseCliArgs(
+  {
+    allowPositionals: true,
+    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  },
+  usage,
+)
 const { positionals, values } = parsed
 const [command, target] = positionals
-if (values.help || command === 'help') {
+if (command === 'help') {
   console.log(usage)
   process.exit(0)
 }

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { parseArgs } from 'node:util'
+import { fail, parseCliArgs } from './cli-args.js'
 import { readUnleash } from './migrate/unleash-source.js'
 import { kinds } from './migrate/plan.js'
 import { checkEmpty, writeMigration, type MigrationReport } from './migrate/write.js'
@@ -20,25 +20,13 @@ options:
 exit codes: 0 copied (the report says what was not), 1 the source or the copy failed, 2 a usage or
 data directory problem`
 
-const fail = (message: string, code = 1): never => {
-  console.error(message)
-  process.exit(code)
-}
-
-const parsed = (() => {
-  try {
-    return parseArgs({
-      options: { from: { type: 'string' }, token: { type: 'string' }, 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    })
-  } catch (error) {
-    return fail(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`, 2)
-  }
-})()
+const parsed = parseCliArgs(
+  {
+    options: { from: { type: 'string' }, token: { type: 'string' }, 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  },
+  usage,
+)
 const { values } = parsed
-if (values.help) {
-  console.log(usage)
-  process.exit(0)
-}
 if (!values.from || !values.token || !values['data-dir']) fail(`--from, --token and --data-dir are all needed\n\n${usage}`, 2)
 const dataDir = path.resolve(values['data-dir']!)
 const notEmpty = checkEmpty(dataDir)

@@ -30,7 +30,7 @@ const secretOf = async (server: Parameters<typeof createApiToken>[0], type: stri
 t.test('the harness seeds a target, runs each HTTP case beside the bare uWS baseline and writes its reports', async (t) => {
   const server = await startTestServer(t)
   const dir = t.testdir()
-  const cases = ['client', 'client_gzip', 'client_304', 'frontend', 'playground', 'writes', 'creates']
+  const cases = ['client', 'client_gzip', 'client_304', 'frontend', 'ofrep', 'playground', 'writes', 'creates']
   const { code, output } = await run([
     '--target', server.baseUrl,
     '--admin-token', server.adminToken,
