@@ -14,12 +14,12 @@ import { loadDataset } from '../migrate/unleash-dataset.js'
 // The proof of issue 28: the bench's 1,000 realistic flags (and segments, dependencies, a second
 // environment, ...) loaded into a real Unleash 8.2 through its admin API, `npm run migrate` from it,
 // then our server on the result answers Unleash's own client and frontend tokens exactly as Unleash
-// does. Needs ../shared/unleash-8.2 set up on the machine (setup.sh); skipped, loudly, where it is not.
+// does. Needs scripts/unleash-8.2 set up on the machine (its setup.sh); skipped, loudly, where it is not.
 // Within the suite's 120 s per file it proves it on 200 flags; the 1,000 of the issue take a longer
 // timeout: `npx tap --timeout 1800 test/integration/migrate-unleash.test.ts` (about 95 s here).
 // MIGRATE_PROOF_FLAGS sets the number of flags; MIGRATE_PROOF_PORT the port of that Unleash.
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-const anchor = path.resolve(repoRoot, '../shared/unleash-8.2')
+const anchor = path.join(repoRoot, 'scripts', 'unleash-8.2')
 const installed = existsSync(path.join(anchor, 'start.sh')) && existsSync(path.join(process.env.ANCHOR_BASE ?? '/tmp/anchor-unleash', 'app/node_modules/unleash-server'))
 const flagCount = Number(process.env.MIGRATE_PROOF_FLAGS ?? (Number(process.env.TAP_TIMEOUT ?? 0) >= 600 ? 1000 : 200))
 const port = Number(process.env.MIGRATE_PROOF_PORT ?? 4345)
