@@ -1,7 +1,7 @@
 // GET /api/client/features for 1,000 flags: our server against a bare uWebSockets.js server that
 // answers the same path with the same bytes, run interleaved and printed as a ratio.
 // Run: npx tsc -p . && node dist/bench/client-features.js   (bench/README.md lists the knobs)
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import os from 'node:os'
 import { gunzipSync } from 'node:zlib'
 import { AdminApi } from './lib/admin-api.js'
@@ -13,6 +13,7 @@ import { rawGet } from './lib/raw-get.js'
 import { realisticFeatures, seedFeatures } from './lib/realistic-features.js'
 import { runLoad } from './lib/run-load.js'
 import { positiveNumber } from './lib/settings.js'
+import { sdkPollHeaders } from './lib/sdk-headers.js'
 
 const FLAGS = positiveNumber('BENCH_FLAGS', 1000)
 const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 32)
@@ -27,19 +28,7 @@ const path = '/api/client/features'
 const adminToken = `*:*.${randomBytes(16).toString('hex')}`
 const clientToken = `*:development.${randomBytes(16).toString('hex')}`
 
-// What unleash-client 6.12 (polling-fetcher.js, request.js) sends; minipass-fetch adds the
-// Accept-Encoding that the gzip and 304 scenarios use.
-const sdkHeaders: Record<string, string> = {
-  'User-Agent': 'bench-app',
-  'unleash-appname': 'bench-app',
-  'UNLEASH-INSTANCEID': 'bench-instance-1',
-  'Unleash-Client-Spec': '5.2.0',
-  'unleash-sdk': 'unleash-node-sdk:6.12.1',
-  'unleash-connection-id': randomUUID(),
-  'unleash-interval': '15000',
-  Accept: '*/*',
-  Authorization: clientToken,
-}
+const sdkHeaders = sdkPollHeaders(clientToken)
 const sdkCompression = { 'Accept-Encoding': 'gzip,deflate' }
 
 interface Scenario {

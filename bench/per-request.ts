@@ -11,7 +11,7 @@
 // during each of its measured runs, with --perf-basic-prof; V8's --cpu-prof counts the uWS callbacks as
 // idle, since they run inside libuv's poll phase).
 import { spawn } from 'node:child_process'
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -23,6 +23,7 @@ import { rawGet } from './lib/raw-get.js'
 import { realisticFeatures, registerStrategyTypes, seedFeature } from './lib/realistic-features.js'
 import { positiveInteger } from './lib/settings.js'
 import { findWrk, runWrk } from './lib/wrk.js'
+import { sdkPollHeaders } from './lib/sdk-headers.js'
 
 const FLAGS = positiveInteger('BENCH_FLAGS', 1000)
 const ROUNDS = positiveInteger('BENCH_ROUNDS', 3)
@@ -39,18 +40,7 @@ const adminToken = `*:*.${randomBytes(16).toString('hex')}`
 const clientToken = `*:development.${randomBytes(16).toString('hex')}`
 const frontendToken = `*:development.${randomBytes(16).toString('hex')}`
 // As bench/run.ts: what unleash-client 6.12 sends with its poll, and a browser SDK's context.
-const sdkHeaders: Record<string, string> = {
-  'User-Agent': 'bench-app',
-  'unleash-appname': 'bench-app',
-  'UNLEASH-INSTANCEID': 'bench-instance-1',
-  'Unleash-Client-Spec': '5.2.0',
-  'unleash-sdk': 'unleash-node-sdk:6.12.1',
-  'unleash-connection-id': randomUUID(),
-  'unleash-interval': '15000',
-  Accept: '*/*',
-  Authorization: clientToken,
-  'Accept-Encoding': 'gzip,deflate',
-}
+const sdkHeaders = { ...sdkPollHeaders(clientToken), 'Accept-Encoding': 'gzip,deflate' }
 const context = { appName: 'bench-app', userId: 'user-4242', sessionId: 'session-17', remoteAddress: '10.1.2.3', properties: { plan: 'pro', tenantId: 'tenant-7' } }
 
 interface Subject {

@@ -24,6 +24,7 @@ import { fixed, formatTable } from './lib/format-table.js'
 import { rawGet } from './lib/raw-get.js'
 import { realisticFeatures, registerStrategyTypes, seedFeature } from './lib/realistic-features.js'
 import { positiveInteger } from './lib/settings.js'
+import { sdkPollHeaders } from './lib/sdk-headers.js'
 
 const FLAGS = positiveInteger('BENCH_FLAGS', 1000)
 const REQUESTS = positiveInteger('BENCH_REQUESTS', 1_000_000)
@@ -286,18 +287,7 @@ const main = async () => {
     await registerStrategyTypes(api, features)
     await forEachLimited(features, 8, (feature) => seedFeature(api, feature))
     // As bench/run.ts sends them.
-    const sdkHeaders: Record<string, string> = {
-      'User-Agent': 'bench-app',
-      'unleash-appname': 'bench-app',
-      'UNLEASH-INSTANCEID': 'bench-instance-1',
-      'Unleash-Client-Spec': '5.2.0',
-      'unleash-sdk': 'unleash-node-sdk:6.12.1',
-      'unleash-connection-id': '0b9f1a2c-5d7e-4f60-8a1b-2c3d4e5f6a7b',
-      'unleash-interval': '15000',
-      Accept: '*/*',
-      Authorization: clientToken,
-      'Accept-Encoding': 'gzip,deflate',
-    }
+    const sdkHeaders = { ...sdkPollHeaders(clientToken, '0b9f1a2c-5d7e-4f60-8a1b-2c3d4e5f6a7b'), 'Accept-Encoding': 'gzip,deflate' }
     const plain = await rawGet(`${base}/api/client/features`, sdkHeaders)
     const etag = String(plain.headers.etag)
     const context = { appName: 'bench-app', userId: 'user-4242', sessionId: 'session-17', remoteAddress: '10.1.2.3', properties: { plan: 'pro', tenantId: 'tenant-7' } }

@@ -4,7 +4,7 @@
 // server under test sent, interleaved in rounds, and the in-process evaluator beside unleash-client's.
 // Prints a table, and writes a JSON and a Markdown report with an SVG latency chart under bench/results/.
 import { spawn } from 'node:child_process'
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -24,6 +24,7 @@ import { realisticFeatures, type FeatureFixture } from './lib/realistic-features
 import { describeSeeding, seedFlags, type SeedingReport, type SeedMethod } from './lib/seeding.js'
 import { runLoad, type LoadOptions, type RequestSpec } from './lib/run-load.js'
 import { findWrk, runWrk } from './lib/wrk.js'
+import { sdkPollHeaders } from './lib/sdk-headers.js'
 
 // `creates` adds flags: it runs last, so that every other case sees exactly --flags flags. `restart` (ours
 // only) stops our server cleanly, starts it again on its data and times the first client features, then
@@ -157,17 +158,7 @@ const clientToken = args['client-token'] ?? `*:development.${randomBytes(16).toS
 const frontendToken = args['frontend-token'] ?? `*:development.${randomBytes(16).toString('hex')}`
 
 // What unleash-client 6.12 sends with its poll; minipass-fetch adds Accept-Encoding.
-const sdkHeaders: Record<string, string> = {
-  'User-Agent': 'bench-app',
-  'unleash-appname': 'bench-app',
-  'UNLEASH-INSTANCEID': 'bench-instance-1',
-  'Unleash-Client-Spec': '5.2.0',
-  'unleash-sdk': 'unleash-node-sdk:6.12.1',
-  'unleash-connection-id': randomUUID(),
-  'unleash-interval': '15000',
-  Accept: '*/*',
-  Authorization: clientToken,
-}
+const sdkHeaders = sdkPollHeaders(clientToken)
 const context = { appName: 'bench-app', userId: 'user-4242', sessionId: 'session-17', remoteAddress: '10.1.2.3', properties: { plan: 'pro', tenantId: 'tenant-7' } }
 
 interface HttpCase {
