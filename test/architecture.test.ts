@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import ts from 'typescript'
+import { sourceFiles } from './helpers/source-files.js'
 
 // Imports point one way (STYLE 2, ARCHITECTURE): this scans every import of src/ and fails on the
 // ones that point back. A violation names the file and line so that it can be fixed, not excused.
@@ -48,13 +49,6 @@ const importsOf = (file: string, text: string): Import[] => {
   visit(source)
   return found
 }
-
-const sourceFiles = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name)
-    if (entry.isDirectory()) return sourceFiles(full)
-    return /\.(ts|mts|cts)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : []
-  })
 
 const allImports = sourceFiles(src).flatMap((full) => importsOf(path.relative(src, full).split(path.sep).join('/'), readFileSync(full, 'utf8')))
 

@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import ts from 'typescript'
+import { sourceFiles } from './helpers/source-files.js'
 
 // Pass the command, not its fields: a decision that takes more than four positional parameters has
 // unpacked an object its caller already held, and every call restates that object's fields in an
@@ -53,13 +54,6 @@ const functionsOf = (file: string, text: string): FunctionSite[] => {
   visit(source)
   return found
 }
-
-const sourceFiles = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name)
-    if (entry.isDirectory()) return sourceFiles(full)
-    return /\.(ts|mts|cts)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : []
-  })
 
 const domainFunctions = sourceFiles(domain).flatMap((full) => functionsOf(path.relative(root, full).split(path.sep).join('/'), readFileSync(full, 'utf8')))
 
