@@ -7,7 +7,7 @@ import type { InstanceState } from '../domain/instance-state.js'
 import type { ProjectState } from '../domain/project-state.js'
 import type { ChangeRequestStateName } from '../schemas/change-requests.js'
 import { noAcquire, type Participant } from './instance.machine.js'
-import { decideInOrder, leadingCommands, noLog, type Appended, type InFlight, type Report, type Ticket } from './jobs.js'
+import { commandJob, decideInOrder, leadingCommands, noLog, type Appended, type InFlight, type Posted, type Report, type Ticket } from './jobs.js'
 import { decideApply, heldForApply, instanceKey, type ApplyPlan } from './plans.js'
 import type { ProjectEnv } from './project.machine.js'
 
@@ -84,6 +84,7 @@ export interface ChangeRequestEnv {
 
 export type ChangeRequestEvent =
   | { type: 'command'; command: ChangeRequestCommand; ticket?: Ticket }
+  | { type: 'commands'; commands: readonly Posted<ChangeRequestCommand>[] }
   // Applying the request: it holds its project (and the instance for segment changes) meanwhile.
   | { type: 'apply'; plan: ApplyPlan; ticket?: Ticket }
   | { type: 'replicated'; request: ChangeRequest | undefined }
@@ -147,6 +148,7 @@ export const changeRequestMachine = setup({
     enqueue: assign({
       queue: ({ context, event }) => {
         if (event.type === 'command') return [...context.queue, { kind: 'command' as const, command: event.command, ticket: event.ticket }]
+        if (event.type === 'commands') return [...context.queue, ...event.commands.map(commandJob)]
         if (event.type === 'apply') return [...context.queue, { kind: 'apply' as const, plan: event.plan, ticket: event.ticket }]
         return context.queue
       },
@@ -231,6 +233,7 @@ export const changeRequestMachine = setup({
   type: 'parallel',
   on: {
     command: { actions: 'enqueue' },
+    commands: { actions: 'enqueue' },
     apply: { actions: 'enqueue' },
   },
   states: {

@@ -5,7 +5,7 @@ import { lifetimesOf } from '../domain/feature-types.js'
 import type { InstanceState } from '../domain/instance-state.js'
 import { hasPotentiallyStaleCandidates } from '../domain/staleness.js'
 import type { ProjectState } from '../domain/project-state.js'
-import { decideInOrder, leadingCommands, noLog, type Appended, type InFlight, type Report, type Ticket } from './jobs.js'
+import { commandJob, decideInOrder, leadingCommands, noLog, type Appended, type InFlight, type Posted, type Report, type Ticket } from './jobs.js'
 import { decideInstancePlan, projectsHeldBy, type InstancePlan } from './plans.js'
 import type { ProjectCommandInput, ProjectEnv } from './project.machine.js'
 
@@ -40,6 +40,7 @@ export type InstanceJob =
 
 export type InstanceEvent =
   | { type: 'command'; command: InstanceCommand; ticket?: Ticket }
+  | { type: 'commands'; commands: readonly Posted<InstanceCommand>[] }
   // Commands that span projects, which this actor coordinates (see plans.ts).
   | { type: 'plan'; plan: InstancePlan; ticket?: Ticket }
   | { type: 'hold'; ticket: Ticket }
@@ -91,6 +92,7 @@ export const instanceMachine = setup({
     enqueue: assign({
       queue: ({ context, event }) => {
         if (event.type === 'command') return [...context.queue, { kind: 'command' as const, command: event.command, ticket: event.ticket }]
+        if (event.type === 'commands') return [...context.queue, ...event.commands.map(commandJob)]
         if (event.type === 'plan') return [...context.queue, { kind: 'plan' as const, plan: event.plan, ticket: event.ticket }]
         if (event.type === 'hold') return [...context.queue, { kind: 'hold' as const, ticket: event.ticket }]
         return context.queue
@@ -171,6 +173,7 @@ export const instanceMachine = setup({
   type: 'parallel',
   on: {
     command: { actions: 'enqueue' },
+    commands: { actions: 'enqueue' },
     plan: { actions: 'enqueue' },
     hold: { actions: 'enqueue' },
   },

@@ -6,6 +6,13 @@ import type { EventDraft, EventRecord } from '../domain/events.js'
 // keeps the promise that the ticket settles. Commands an actor gives itself (timers) have none.
 export type Ticket = number
 
+// A command as the registry posts it to an actor, and the job it becomes in the actor's queue.
+export interface Posted<C> {
+  command: C
+  ticket: Ticket
+}
+export const commandJob = <C>({ command, ticket }: Posted<C>) => ({ kind: 'command' as const, command, ticket: ticket as Ticket | undefined })
+
 // One accepted command's events inside an append: records[from, from + count).
 export interface Answer {
   ticket: Ticket | undefined

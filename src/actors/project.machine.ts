@@ -9,7 +9,7 @@ import { decideAndEvolveProject, evolveProject, type ProjectCommand } from '../d
 import type { ProjectState } from '../domain/project-state.js'
 import type { DistributiveOmit } from '../domain/type-utils.js'
 import type { ProjectWorld } from '../domain/world.js'
-import { decideInOrder, firstGathering, gathered, gatheringAfter, leadingCommands, noLog, type Appended, type Gathering, type InFlight, type Report, type Ticket } from './jobs.js'
+import { commandJob, decideInOrder, firstGathering, gathered, gatheringAfter, leadingCommands, noLog, type Appended, type Gathering, type InFlight, type Posted, type Report, type Ticket } from './jobs.js'
 
 // A project command as callers send it: the actor gives it the world when it decides it.
 // The world and the tag world are the actor's to read when it decides (ProjectEnv), not the sender's.
@@ -28,6 +28,8 @@ export type ProjectJob = { kind: 'command'; command: ProjectCommandInput; ticket
 
 export type ProjectEvent =
   | { type: 'command'; command: ProjectCommandInput; ticket?: Ticket }
+  // The commands that reached the registry in one turn of the event loop, in order (see Registry.post).
+  | { type: 'commands'; commands: readonly Posted<ProjectCommandInput>[] }
   // A coordinator (the instance, a change request) asks for this project: granted when the project is
   // idle, it then decides nothing of its own until released.
   | { type: 'hold'; ticket: Ticket }
@@ -103,6 +105,7 @@ export const projectMachine = setup({
     enqueue: assign({
       queue: ({ context, event }) => {
         if (event.type === 'command') return [...context.queue, { kind: 'command' as const, command: event.command, ticket: event.ticket }]
+        if (event.type === 'commands') return [...context.queue, ...event.commands.map(commandJob)]
         if (event.type === 'hold') return [...context.queue, { kind: 'hold' as const, ticket: event.ticket }]
         return context.queue
       },
@@ -148,6 +151,7 @@ export const projectMachine = setup({
     live: {
       on: {
         command: { actions: 'enqueue' },
+        commands: { actions: 'enqueue' },
         hold: { actions: 'enqueue' },
       },
       initial: 'idle',

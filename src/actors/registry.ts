@@ -14,7 +14,7 @@ import { changeRequestMachine, type ChangeRequestEnv } from './change-request.ma
 import { dueJob } from './change-request-schedule.js'
 import type { CommitPipeline, CommitStep } from './commit-pipeline.js'
 import { instanceMachine, type AcquireInput, type InstanceEnv, type Participant } from './instance.machine.js'
-import { commitFailure, type AppendInput, type Appended, type Report, type Ticket } from './jobs.js'
+import { commitFailure, type AppendInput, type Appended, type Posted, type Report, type Ticket } from './jobs.js'
 import type { ApplyPlan, InstancePlan } from './plans.js'
 import { instanceKey, projectKey } from './plans.js'
 import { projectMachine, type ProjectCommandInput, type ProjectEnv } from './project.machine.js'
@@ -127,6 +127,8 @@ export class Registry {
   private readonly tickets = new Map<Ticket, Settle>()
   private readonly grants = new Map<Ticket, (participant: Participant) => void>()
   private nextTicket = 1
+  private readonly mailbox = new Map<AnyActorRef, Posted<unknown>[]>()
+  private deliveryDue = false
   private pipeline: CommitPipeline | undefined
   private readonly earlyListeners: CommitStep[] = []
   private started = false
@@ -166,7 +168,12 @@ export class Registry {
             clock,
             projects: () => this.decidedProjects(),
             // A command the project gives itself, as it were: nobody waits for its answer.
-            tell: (projectId, command) => this.projects.get(projectId)?.send({ type: 'command', command }),
+            tell: (projectId, command) => {
+              const actor = this.projects.get(projectId)
+              if (!actor) return
+              this.deliver(actor)
+              actor.send({ type: 'command', command })
+            },
           },
         }),
     }
@@ -235,21 +242,21 @@ export class Registry {
   // --- commands: sent to the owning actor, answered when their records are committed ---
 
   sendToInstance(command: InstanceCommand): Promise<EventRecord[]> {
-    return this.ask(this.instance, (ticket) => ({ type: 'command', command, ticket }))
+    return this.post(this.instance, command)
   }
 
   sendToProject(projectId: string, command: ProjectCommandInput): Promise<EventRecord[]> {
     let actor = this.projects.get(projectId)
     if (!actor && command.type === 'project.create') actor = this.spawnProject(projectId, undefined)
     if (!actor) return Promise.reject(notFound(`Project ${projectId} does not exist`))
-    return this.ask(actor, (ticket) => ({ type: 'command', command, ticket }))
+    return this.post(actor, command)
   }
 
   sendToChangeRequest(id: number, command: ChangeRequestCommand): Promise<EventRecord[]> {
     let actor = this.changeRequestActors.get(id)
     if (!actor && command.type === 'changeRequest.create') actor = this.spawnChangeRequest(id, undefined)
     if (!actor) return Promise.reject(notFound(`Could not find change request ${id}`))
-    return this.ask(actor, (ticket) => ({ type: 'command', command, ticket }))
+    return this.post(actor, command)
   }
 
   // Commands to several projects and the instance (together, moving a flag): the instance coordinates.
@@ -268,8 +275,40 @@ export class Registry {
     const ticket = this.nextTicket++
     return new Promise<EventRecord[]>((resolve, reject) => {
       this.tickets.set(ticket, { resolve, reject })
+      this.deliver(actor)
       actor.send(event(ticket))
     })
+  }
+
+  // Commands are posted, not sent one by one: those that reach an actor in one turn of the event loop
+  // (the requests of many connections that uWS reads in one poll) go to it as one event at the end of
+  // the turn, so that the actor's machine takes one step for them all, not one each.
+  private post(actor: AnyActorRef, command: unknown): Promise<EventRecord[]> {
+    const ticket = this.nextTicket++
+    return new Promise<EventRecord[]>((resolve, reject) => {
+      this.tickets.set(ticket, { resolve, reject })
+      const posted = this.mailbox.get(actor)
+      if (posted) posted.push({ command, ticket })
+      else this.mailbox.set(actor, [{ command, ticket }])
+      if (!this.deliveryDue) {
+        this.deliveryDue = true
+        setImmediate(this.deliverAll)
+      }
+    })
+  }
+
+  private readonly deliverAll = (): void => {
+    this.deliveryDue = false
+    for (const actor of this.mailbox.keys()) this.deliver(actor)
+  }
+
+  // What was posted to the actor goes to it now: before any other event sent to it, so that it sees
+  // commands and other events in the order they came.
+  private deliver(actor: AnyActorRef): void {
+    const commands = this.mailbox.get(actor)
+    if (!commands) return
+    this.mailbox.delete(actor)
+    actor.send(commands.length === 1 ? { type: 'command', ...commands[0] } : { type: 'commands', commands })
   }
 
   private settle(ticket: Ticket | undefined): Settle | undefined {
@@ -345,12 +384,13 @@ export class Registry {
     const ticket = this.nextTicket++
     return new Promise((resolve) => {
       this.grants.set(ticket, (granted) => resolve({ ...granted, key }))
+      this.deliver(actor)
       actor.send({ type: 'hold', ticket })
     })
   }
 
   private allIdle(): boolean {
-    return isIdle(this.instance) && [...this.projects.values()].every(isIdle) && [...this.changeRequestActors.values()].every(isIdle)
+    return this.mailbox.size === 0 && isIdle(this.instance) && [...this.projects.values()].every(isIdle) && [...this.changeRequestActors.values()].every(isIdle)
   }
 
   // --- actors ---

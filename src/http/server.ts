@@ -233,14 +233,13 @@ class HttpRequest implements Request {
   // what is read from uWS is copied now, since its request dies with the callback and the connection may
   // close before the answer, and an abort is watched for (uWS requires a handler then; a request answered
   // inside the callback cannot meet an aborted connection and registers none). With `keep`, only those
-  // headers are copied, and the address is read when the route asks (before it answers; '' once aborted).
+  // headers are copied. The address belongs to the response, not the request: it is read when the route
+  // asks (before it answers; '' once aborted), which an admin write never does.
   answerLater(keep?: readonly string[]): RequestState {
     this.#rawQuery ??= this.uwsRequest.getQuery() ?? ''
     // X-Forwarded-For is read joined from all its lines, which only copying every header does.
-    if (keep === undefined || this.trustedProxies > 0) {
-      void this.remoteAddress
-      this.keepHeaders()
-    } else if (this.#headers === undefined) {
+    if (keep === undefined || this.trustedProxies > 0) this.keepHeaders()
+    else if (this.#headers === undefined) {
       const headers: Record<string, string> = {}
       for (const name of keep) headers[name] = this.uwsRequest.getHeader(headerKey(name))
       this.#headers = headers
