@@ -60,7 +60,6 @@ export const changeRequestConfigSchema = v.object({
   requiredApprovals: v.optional(v.pipe(v.number('"requiredApprovals" must be a number'), v.safeInteger(), v.minValue(1, '"requiredApprovals" must be 1 to 10'), v.maxValue(10, '"requiredApprovals" must be 1 to 10')), 1),
 })
 
-
 // ---- What the change-request routes answer (for the OpenAPI description and the UI's types) ----
 
 const text = v.string()
