@@ -1,5 +1,5 @@
 import type { ChangeRequest } from '../domain/change-request-state.js'
-import { decideChangeRequest, evolveChangeRequest, type ChangeRequestCommand } from '../domain/change-requests.js'
+import { applyingTo, decideChangeRequest, evolveChangeRequest, type ChangeRequestCommand } from '../domain/change-requests.js'
 import { DomainError, fail, notFound, ok, type Result } from '../domain/errors.js'
 import { withFeatureTags } from '../domain/event-tags.js'
 import type { CommandMeta, EventDraft } from '../domain/events.js'
@@ -136,7 +136,7 @@ export const decideApply = (
   if (!decidedProject.ok) return decidedProject
   const decidedInstance = decideInstanceCommands(env, instance, plan.instanceCommands)
   if (!decidedInstance.ok) return decidedInstance
-  const step = decideChangeRequest(request, plan.step)
+  const step = decideChangeRequest(request, applyingTo(plan.step, { project, instance }))
   if (!step.ok) return step
   const projectState = plan.projectCommands.length > 0 ? decidedProject.value.state : project
   const events = [...(plan.projectCommands.length > 0 ? decidedProject.value.events : []), ...decidedInstance.value.events, ...step.value]

@@ -9,6 +9,8 @@ import type { Request, Route } from '../http/types.js'
 import {
   changeInputsSchema,
   changeRequestConfigSchema,
+  changeRequestResponse,
+  changeRequestsResponse,
   commentSchema,
   editChangeSchema,
   payloadSchemas,
@@ -40,6 +42,9 @@ const permissionOf: Record<ChangeAction, string> = {
   deleteSegment: 'DELETE_SEGMENT',
 }
 
+// The actions whose payload Unleash gives what they replaced, as `snapshot` (see changeRequestResponse).
+const unleashSnapshots = new Set<ChangeAction>(['updateStrategy', 'deleteStrategy', 'patchVariant', 'updateSegment', 'deleteSegment'])
+
 // Unleash shows a user's username where there is one (the principal's name prefers the email).
 const authorOf = (deps: ApiDeps, req: Request): Author => {
   const userId = req.principal?.userId ?? null
@@ -62,7 +67,9 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
     const project = deps.reads.projects.get(request.project)
     const changeView = (c: ChangeRequest['changes'][number]) => {
       const conflict = isOpen(request) ? changeConflict(c, request.environment, project, instance()) : undefined
-      return { id: c.id, action: c.action, payload: c.payload, createdAt: c.createdAt, createdBy: person(c.createdBy), ...(conflict ? { conflict } : {}) }
+      const replaced = c.replaced === undefined ? {} : { replaced: c.replaced }
+      const payload = c.replaced !== undefined && unleashSnapshots.has(c.action) ? { ...c.payload, snapshot: c.replaced } : c.payload
+      return { id: c.id, action: c.action, payload, createdAt: c.createdAt, createdBy: person(c.createdBy), ...(conflict ? { conflict } : {}), ...replaced }
     }
     const featureNames = [...new Set(request.changes.filter((c) => !isSegmentChange(c)).map((c) => c.feature ?? ''))]
     const features = featureNames.map((name) => {
@@ -200,7 +207,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       permission: 'UPDATE_PROJECT',
       body: true,
-      docs: { body: changeRequestConfigSchema },
+      docs: { body: changeRequestConfigSchema, responses: { 204: null } },
       handler: async (req) => {
         const input = parse(changeRequestConfigSchema, req.body)
         await deps.commands.toProject(req.params.projectId, {
@@ -241,7 +248,13 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
         return json(view(deps.reads.changeRequests.get(id)!))
       },
     },
-    { method: 'GET', path: base, access: 'admin', handler: (req) => json(projectRequests(committedProject(deps, req.params.projectId).settings.id).map(view)) },
+    {
+      method: 'GET',
+      path: base,
+      access: 'admin',
+      docs: { responses: { 200: changeRequestsResponse } },
+      handler: (req) => json(projectRequests(committedProject(deps, req.params.projectId).settings.id).map(view)),
+    },
     {
       method: 'GET',
       path: `${base}/open`,
@@ -262,7 +275,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
             .map(view),
         ),
     },
-    { method: 'GET', path: `${base}/:id`, access: 'admin', handler: (req) => json(view(find(req))) },
+    { method: 'GET', path: `${base}/:id`, access: 'admin', docs: { responses: { 200: changeRequestResponse } }, handler: (req) => json(view(find(req))) },
     { method: 'PUT', path: `${base}/:id/state`, access: 'admin', body: true, docs: { body: stateChangeSchema }, handler: changeState },
     {
       method: 'POST',

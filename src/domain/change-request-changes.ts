@@ -1,5 +1,5 @@
 import type { DistributiveOmit } from './type-utils.js'
-import type { Change, ChangeContent, ChangeOf, ChangeRequest, ChangeTarget } from './change-request-state.js'
+import type { Change, ChangeContent, ChangeOf, ChangeRequest, ChangeTarget, Replaced } from './change-request-state.js'
 import type { CommandMeta } from './events.js'
 import type { InstanceCommand } from './instance.js'
 import type { InstanceState } from './instance-state.js'
@@ -29,6 +29,31 @@ export const targetOf = (
   if (isStrategyTargetChange(change)) return env?.strategies.find((s) => s.id === change.payload.id) ?? null
   if (change.action === 'patchVariant') return env?.variants ?? null
   return null
+}
+
+// What applying a change replaces, read from the states the application is decided against (before
+// any of its changes): undefined when it replaces nothing (a new strategy, a flag's first dependency) or
+// nothing worth showing (archiving, refused for an archived flag).
+export const replacedBy = (change: Change, environment: string, project: ProjectState | undefined, instance: InstanceState): Replaced | undefined => {
+  const target = targetOf(change, environment, project, instance)
+  const env = change.feature ? project?.features.get(change.feature)?.environments.get(environment) : undefined
+  const dependencies = change.feature ? project?.features.get(change.feature)?.dependencies ?? [] : []
+  switch (change.action) {
+    case 'updateEnabled':
+      return env ? { enabled: env.enabled } : undefined
+    case 'reorderStrategy':
+      return env ? env.strategies.map((s) => ({ id: s.id, sortOrder: s.sortOrder })) : undefined
+    // A flag has at most one parent: a new one replaces it.
+    case 'addDependency':
+      return dependencies.length > 0 ? dependencies : undefined
+    case 'deleteDependency': {
+      const parent = change.payload?.feature
+      const removed = parent === undefined ? dependencies : dependencies.filter((d) => d.feature === parent)
+      return removed.length > 0 ? removed : undefined
+    }
+    default:
+      return target ?? undefined
+  }
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)

@@ -1,7 +1,7 @@
 import type { ChangeAction, ChangePayloads, ChangeRequestStateName } from '../schemas/change-requests.js'
 import type { FeatureVariant } from '../schemas/shared.js'
 import type { Segment } from './instance-state.js'
-import type { Strategy } from './project-state.js'
+import type { Dependency, Strategy } from './project-state.js'
 
 export interface Author {
   id: number | null
@@ -19,6 +19,17 @@ export type ChangeTarget = Segment | Strategy | FeatureVariant[] | null
 // A change's action and payload with its target as it is now (targetOf).
 export type TargetedChange = ChangeContent & { snapshot: ChangeTarget }
 
+// What applying a change replaced, as it was just before (replacedBy), kept so that an applied request
+// still shows it: the strategy or segment it updated or deleted, the environment's variants, whether the
+// environment was on, the strategies' order, the dependencies it replaced or removed.
+export type Replaced = NonNullable<ChangeTarget> | { enabled: boolean } | { id: string; sortOrder: number }[] | Dependency[]
+
+// What a change replaced, as change-request-applied records it.
+export interface ReplacedByChange {
+  changeId: number
+  replaced: Replaced
+}
+
 export type Change = ChangeContent & {
   id: number
   feature: string | null
@@ -26,6 +37,9 @@ export type Change = ChangeContent & {
   createdBy: Author
   // The target as it was when the change was added: a later difference is a conflict.
   snapshot: ChangeTarget
+  // Recorded by change-request-applied; absent before then, for a change that replaced nothing
+  // (a new strategy) and in requests applied before it was recorded.
+  replaced?: Replaced
 }
 
 export interface Stamp {

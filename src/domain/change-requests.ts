@@ -1,8 +1,17 @@
-import type { Author, ChangeRequest, TargetedChange } from './change-request-state.js'
+import { replacedBy } from './change-request-changes.js'
+import type { Author, ChangeRequest, ReplacedByChange, TargetedChange } from './change-request-state.js'
 import { badData, fail, forbidden, notFound, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
+import type { InstanceState } from './instance-state.js'
+import type { ProjectState } from './project-state.js'
 
 export type NewChange = TargetedChange & { feature: string | null }
+
+// The states an application is decided against, as its coordinator holds them (applyingTo).
+export interface ApplyWorld {
+  project: ProjectState | undefined
+  instance: InstanceState
+}
 
 export type ChangeRequestCommand = { meta: CommandMeta; author: Author; isAdmin: boolean } & (
   | { type: 'changeRequest.create'; id: number; project: string; environment: string; minApprovals: number; changes: NewChange[] }
@@ -17,7 +26,7 @@ export type ChangeRequestCommand = { meta: CommandMeta; author: Author; isAdmin:
   | { type: 'state.reject'; comment?: string }
   | { type: 'state.cancel' }
   | { type: 'state.schedule'; scheduledAt: string }
-  | { type: 'state.apply' }
+  | { type: 'state.apply'; world?: ApplyWorld }
   | { type: 'schedule.fail'; reason: string }
   | { type: 'schedule.suspend'; reason: string }
 )
@@ -106,7 +115,8 @@ export const decideChangeRequest = (request: ChangeRequest | undefined, command:
       if (Date.parse(command.scheduledAt) <= Date.parse(meta.now)) return fail(badData('"scheduledAt" must be in the future'))
       return ok([draft(meta, 'change-request-scheduled', { ...base, data: data({ scheduledAt: new Date(command.scheduledAt).toISOString(), scheduledBy: author }) })])
     case 'state.apply': {
-      const events: EventDraft[] = [draft(meta, 'change-request-applied', { ...base, data: data({}) })]
+      const replaced = command.world ? replacedByChanges(request, command.world) : []
+      const events: EventDraft[] = [draft(meta, 'change-request-applied', { ...base, data: data(replaced.length > 0 ? { replaced } : {}) })]
       if (request.state === 'Scheduled') events.push(draft(meta, 'change-request-scheduled-application-success', { ...base, data: data({}) }))
       return ok(events)
     }
@@ -116,6 +126,17 @@ export const decideChangeRequest = (request: ChangeRequest | undefined, command:
       return ok([draft(meta, 'change-request-schedule-suspended', { ...base, data: data({ reason: command.reason }) })])
   }
 }
+
+const replacedByChanges = (request: ChangeRequest, { project, instance }: ApplyWorld): ReplacedByChange[] =>
+  request.changes.flatMap((change) => {
+    const replaced = replacedBy(change, request.environment, project, instance)
+    return replaced === undefined ? [] : [{ changeId: change.id, replaced }]
+  })
+
+// An application's step with the states it is decided against, so that it records what each change
+// replaced: the coordinator gives them when it decides (plans.ts decideApply).
+export const applyingTo = (command: ChangeRequestCommand, world: ApplyWorld): ChangeRequestCommand =>
+  command.type === 'state.apply' ? { ...command, world } : command
 
 const stamp = (meta: { createdAt: string }, by: Author) => ({ createdBy: by, createdAt: meta.createdAt })
 
@@ -183,8 +204,11 @@ export const evolveChangeRequest = (request: ChangeRequest | undefined, event: E
       return { ...request, ...at('Cancelled') }
     case 'change-request-scheduled':
       return { ...request, schedule: { scheduledAt: event.data.scheduledAt, status: 'pending', scheduledBy: event.data.scheduledBy }, ...at('Scheduled') }
-    case 'change-request-applied':
-      return { ...request, ...at('Applied') }
+    case 'change-request-applied': {
+      const replaced = new Map((event.data.replaced ?? []).map((r) => [r.changeId, r.replaced]))
+      const changes = replaced.size === 0 ? request.changes : request.changes.map((c) => (replaced.has(c.id) ? { ...c, replaced: replaced.get(c.id) } : c))
+      return { ...request, changes, ...at('Applied') }
+    }
     case 'change-request-scheduled-application-failure':
       return request.schedule ? { ...request, schedule: { ...request.schedule, status: 'failed', failureReason: event.data.reason } } : request
     case 'change-request-schedule-suspended':

@@ -3,7 +3,7 @@ import type { ClientRegister } from '../schemas/client.js'
 import type { CompleteFeature } from '../schemas/lifecycle.js'
 import type { CreateFeatureStrategy, FeatureVariant, Tag } from '../schemas/shared.js'
 import type { FeatureType, TagType } from './built-in-types.js'
-import type { Author, Change, Comment, TargetedChange } from './change-request-state.js'
+import type { Author, Change, Comment, ReplacedByChange, TargetedChange } from './change-request-state.js'
 import type { ApiToken, ContextField, Environment, Segment, StrategyType } from './instance-state.js'
 import type { Group, GroupMember, Pat, Role, SignupToken, User } from './people-state.js'
 import type { Dependency, Feature, FeatureEnvironment, ProjectEnvironment, ProjectSettings, Strategy } from './project-state.js'
@@ -150,7 +150,8 @@ export interface EventPayloads {
   'change-request-rejected': { data: Request<{ rejecter: Author; comment?: string }> }
   'change-request-cancelled': { data: Request }
   'change-request-scheduled': { data: Request<{ scheduledAt: string; scheduledBy: Author }> }
-  'change-request-applied': { data: Request }
+  // What each change replaced (absent in logs written before it was recorded, and when none replaced anything).
+  'change-request-applied': { data: Request<{ replaced?: ReplacedByChange[] }> }
   'change-request-scheduled-application-success': { data: Request }
   'change-request-scheduled-application-failure': { data: Request<{ reason: string }> }
   'change-request-schedule-suspended': { data: Request<{ reason: string }> }

@@ -2,7 +2,7 @@ import t from 'tap'
 import { changeConflict, defaultChangeFor, featureConflict, stepsFor, targetOf } from '../../src/domain/change-request-changes.js'
 import { checkChangeRequestRequirement, decideChangeRequestConfig } from '../../src/domain/change-request-rules.js'
 import { isOpen, type Author, type Change, type ChangeRequest } from '../../src/domain/change-request-state.js'
-import { decideChangeRequest, evolveChangeRequest, isChangeRequestEvent, type ChangeRequestCommand, type NewChange } from '../../src/domain/change-requests.js'
+import { applyingTo, decideChangeRequest, evolveChangeRequest, isChangeRequestEvent, type ChangeRequestCommand, type NewChange } from '../../src/domain/change-requests.js'
 import type { CommandMeta, EventDraft } from '../../src/domain/events.js'
 import { emptyInstance, type InstanceState, type Segment } from '../../src/domain/instance-state.js'
 import { decideProject, type ProjectCommand } from '../../src/domain/project.js'
@@ -291,6 +291,55 @@ t.test('stepsFor: each action is the direct command it stands for, in order, an 
     'feature-environment-variants-updated', 'feature-dependency-added', 'feature-dependency-removed', 'feature-archived',
   ]
   t.same(types.filter((type) => expected.includes(type)), expected, 'the batch writes the normal events of each step, in the order of the steps')
+})
+
+t.test('applying records what each change replaced, as it was just before, and keeps it on the change', async (t) => {
+  const { s, first, second } = world()
+  s.ok('web', { type: 'variants.set', feature: 'checkout', environments: ['production'], variants: featureVariants([{ name: 'old', weight: 1000, weightType: 'variable', stickiness: 'default' }]) })
+  s.ok('web', { type: 'dependency.add', feature: 'checkout', dependency: { feature: 'parent', enabled: false, variants: [] } })
+  const seg = segment(5, [{ contextName: 'userId', operator: 'IN', values: ['1'] }])
+  const instance = instanceWith(seg)
+  const project = s.project('web')
+  const strategy = (id: string) => project.features.get('checkout')!.environments.get('production')!.strategies.find((x) => x.id === id)
+  const changes = [
+    change('updateEnabled', { enabled: true }),
+    change('addStrategy', { name: 'default' }),
+    change('updateStrategy', { id: first, name: 'default', parameters: {}, title: 't' }),
+    change('reorderStrategy', [{ id: second, sortOrder: 0 }, { id: first, sortOrder: 1 }]),
+    change('deleteStrategy', { id: second }),
+    change('patchVariant', { variants: [] }),
+    change('addDependency', { feature: 'parent' }),
+    change('deleteDependency', { feature: 'parent' }),
+    change('deleteDependency', { feature: 'elsewhere' }),
+    change('archiveFeature', {}),
+    change('updateSegment', { id: 5, name: 'seg-5', constraints: [] }, null),
+    change('deleteSegment', { id: 5 }, null),
+  ].map((c, i) => ({ ...c, id: i + 1 }))
+  const request: ChangeRequest = { ...approved(), changes }
+  const dependency = { feature: 'parent', enabled: false, variants: [] }
+  const expected = [
+    { changeId: 1, replaced: { enabled: false } },
+    { changeId: 3, replaced: strategy(first) },
+    { changeId: 4, replaced: [{ id: first, sortOrder: strategy(first)!.sortOrder }, { id: second, sortOrder: strategy(second)!.sortOrder }] },
+    { changeId: 5, replaced: strategy(second) },
+    { changeId: 6, replaced: [{ name: 'old', weight: 1000, weightType: 'variable', stickiness: 'default' }] },
+    { changeId: 7, replaced: [dependency] },
+    { changeId: 8, replaced: [dependency] },
+    { changeId: 11, replaced: seg },
+    { changeId: 12, replaced: seg },
+  ]
+  const applied = step(request, applyingTo(cmd({ type: 'state.apply' }, approver), { project, instance }))
+  const data = applied.events[0].type === 'change-request-applied' ? applied.events[0].data : undefined
+  t.same(data, { changeRequestId: 3, replaced: expected }, 'change-request-applied names each change that replaced something, with what it replaced')
+  t.same(applied.request.changes.map((c) => c.replaced), [expected[0].replaced, undefined, ...expected.slice(1, 7).map((e) => e.replaced), undefined, undefined, seg, seg],
+    'each change keeps what it replaced; a new strategy, a dependency on another parent and archiving replaced nothing')
+  t.equal(applied.request.state, 'Applied')
+
+  const unrecorded = step(request, cmd({ type: 'state.apply' }, approver))
+  t.same(unrecorded.events[0].data, { changeRequestId: 3 }, 'without the held states (an older log), nothing is recorded')
+  t.ok(unrecorded.request.changes.every((c) => c.replaced === undefined))
+  const review = cmd({ type: 'state.review' })
+  t.equal(applyingTo(review, { project, instance }), review, 'only an application takes the states')
 })
 
 t.test('a batch is all or nothing: a failing later step fails the whole batch', async (t) => {

@@ -62,6 +62,7 @@ t.test('a schedule that falls due while the server runs is applied once', async 
   t.equal(await eventsOfType(server, 'change-request-applied'), 1, 'once')
   t.equal(await eventsOfType(server, 'change-request-scheduled-application-success'), 1)
   t.equal(await enabledIn(server, 'live', 'production'), true)
+  t.match((await requestOf(server, id)).features[0].changes[0], { action: 'updateEnabled', replaced: { enabled: false } }, 'a scheduled application records what it replaced too')
 })
 
 t.test('a schedule that fell due while the server was down is marked failed once, at the start, and stays so', async (t) => {

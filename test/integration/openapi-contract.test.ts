@@ -165,6 +165,19 @@ t.test('the answers of a tour of the API match the OpenAPI document', async (t) 
   await expect(204, 'POST', '/api/admin/constraints/validate', { contextName: 'userId', operator: 'IN', values: ['u1'] })
   await expect(200, 'POST', '/api/admin/splash/strategy-drag-tooltip', undefined, { ...asUser, headers: { ...asUser.headers, origin: base } })
 
+  // A change request, applied: its answer then carries what each change replaced.
+  const changeRequests = '/api/admin/projects/tour/change-requests'
+  await expect(204, 'PUT', '/api/admin/projects/tour/environments/production/change-requests/config', { changeRequestsEnabled: true, requiredApprovals: 1 })
+  const cr = await expect(200, 'POST', '/api/admin/projects/tour/environments/production/change-requests', [
+    { feature: 'tour.simple', action: 'updateEnabled', payload: { enabled: true } },
+    { feature: 'tour.flag', action: 'patchVariant', payload: { variants: [{ name: 'solo', weight: 1000, weightType: 'variable', stickiness: 'default' }] } },
+  ])
+  const crId = (cr.body as { id: number }).id
+  for (const state of ['In review', 'Approved', 'Applied']) await expect(200, 'PUT', `${changeRequests}/${crId}/state`, { state })
+  const applied = await expect(200, 'GET', `${changeRequests}/${crId}`)
+  t.match(applied.body, { state: 'Applied', features: [{ changes: [{ replaced: { enabled: false } }] }, { changes: [{ payload: { snapshot: [{ name: variant.name }] } }] }] }, 'the applied request shows what it replaced')
+  await expect(200, 'GET', changeRequests)
+
   // Errors: each answers the one Error schema.
   await expect(400, 'POST', '/api/admin/projects/tour/features', { name: 42 })
   await expect(400, 'GET', '/api/admin/segments/not-a-number')

@@ -1,5 +1,6 @@
 // The API's shapes, inferred from the server's own valibot schemas (types only: nothing of them is bundled).
 import type * as v from 'valibot'
+import type { changeRequestResponse } from '../../src/schemas/change-requests.js'
 import type { updateProjectSchema } from '../../src/schemas/projects.js'
 import type { constraintResponse, featureResponse, featuresResponse, projectEnvironmentsResponse, projectResponse, projectsResponse, strategyResponse } from '../../src/schemas/responses.js'
 
@@ -11,3 +12,4 @@ export type ApiProjectEnvironments = v.InferOutput<typeof projectEnvironmentsRes
 export type ProjectUpdate = v.InferInput<typeof updateProjectSchema>
 export type ApiProject = v.InferOutput<typeof projectResponse>
 export type ApiProjects = v.InferOutput<typeof projectsResponse>
+export type ApiChangeRequest = v.InferOutput<typeof changeRequestResponse>

@@ -1,46 +1,19 @@
 import { useState } from 'preact/hooks'
+import type { ApiChangeRequest, ApiFlag } from '../api-types.js'
 import { del, enc, post, put, useResource } from '../api.js'
 import { ErrorBanner, Field, Loading, Section, TextArea, useAction, useSession, when } from '../components.js'
+import { afterOf, beforeOf } from '../lib/change-diff.js'
 import { href } from '../lib/route.js'
 import { EventDiff } from './flag.js'
 import { useSegmentName } from './strategy-editor.js'
 import { projectPath } from './project.js'
 
-interface Person {
-  id: number | null
-  username: string | null
-}
+type ChangeRequest = ApiChangeRequest
+type Change = ApiChangeRequest['features'][number]['changes'][number]
+type SegmentChange = ApiChangeRequest['segments'][number]
 
-interface Change {
-  id: number
-  action: string
-  payload: unknown
-  createdBy: Person
-}
-
-interface ChangeRequest {
-  id: number
-  title: string
-  environment: string
-  project: string
-  state: string
-  minApprovals: number
-  createdAt: string
-  createdBy: Person
-  features: { name: string; changes: Change[] }[]
-  segments: { name: string; changes: Change[] }[]
-  approvals: { createdBy: Person; createdAt: string }[]
-  rejections: { createdBy: Person; createdAt: string }[]
-  comments: { text: string; createdBy: Person; createdAt: string }[]
-  schedule?: { scheduledAt: string; status: string }
-}
-
-interface FlagEnvState {
-  environments: { name: string; enabled: boolean; strategies: { id?: string }[]; variants: unknown[] }[]
-}
-
-// What the change would replace: read from the flag as it is now.
-const currentOf = (flag: FlagEnvState | undefined, environment: string, change: Change): unknown => {
+// What a change would replace, read from the flag as it is now (the shapes the server records in `replaced`).
+const currentOf = (flag: ApiFlag | undefined, environment: string, change: Change): unknown => {
   const env = flag?.environments.find((e) => e.name === environment)
   if (!env) return null
   const payload = (change.payload ?? {}) as { id?: string }
@@ -51,13 +24,17 @@ const currentOf = (flag: FlagEnvState | undefined, environment: string, change: 
     case 'deleteStrategy':
       return env.strategies.find((s) => s.id === payload.id) ?? null
     case 'patchVariant':
-      return { variants: env.variants }
+      return env.variants
     case 'reorderStrategy':
-      return env.strategies.map((s, sortOrder) => ({ id: s.id, sortOrder }))
+      return env.strategies.map((s) => ({ id: s.id, sortOrder: s.sortOrder }))
     default:
       return null
   }
 }
+
+const ChangeDiff = ({ change, target, segmentName }: { change: Change; target: unknown; segmentName: (id: number) => string }) => (
+  <EventDiff before={beforeOf(change, target)} after={afterOf(change)} segmentName={segmentName} />
+)
 
 const FeatureChanges = ({ project, environment, name, changes, editable, open, onDiscard, segmentName }: {
   open: boolean
@@ -69,7 +46,7 @@ const FeatureChanges = ({ project, environment, name, changes, editable, open, o
   editable: boolean
   onDiscard: (id: number) => void
 }) => {
-  const flag = useResource<FlagEnvState>(`${projectPath(project)}/features/${enc(name)}`)
+  const flag = useResource<ApiFlag>(`${projectPath(project)}/features/${enc(name)}`)
   return (
     <Section title={`Flag ${name}`}>
       <p><a href={href({ page: 'flag', project, flag: name })}>Open flag</a></p>
@@ -78,10 +55,24 @@ const FeatureChanges = ({ project, environment, name, changes, editable, open, o
           <h3>{c.action} <span class="muted">by {c.createdBy.username}</span>
             {editable && <button type="button" class="ghost danger" onClick={() => onDiscard(c.id)}>Discard</button>}
           </h3>
-          {/* Once closed, the flag no longer shows what the change replaced: only the change is shown. */}
-          <EventDiff before={open ? currentOf(flag.data, environment, c) : null} after={c.action === 'deleteStrategy' ? null : c.payload} segmentName={segmentName} />
+          {/* Once closed, the flag has moved on: what the change replaced is what the server recorded when it was applied. */}
+          <ChangeDiff change={c} target={open ? currentOf(flag.data, environment, c) : c.replaced} segmentName={segmentName} />
         </article>
       ))}
+    </Section>
+  )
+}
+
+// A segment change, set against the segment as it is now while the request is open.
+const SegmentChanges = ({ change, open, segmentName }: { change: SegmentChange; open: boolean; segmentName: (id: number) => string }) => {
+  const id = (change.payload as { id: number }).id
+  const current = useResource<unknown>(open ? `/api/admin/segments/${id}` : undefined)
+  return (
+    <Section title={`Segment ${change.name}`}>
+      <article class="change" aria-label={`Change ${change.action}`}>
+        <h3>{change.action} <span class="muted">by {change.createdBy.username}</span></h3>
+        <ChangeDiff change={change} target={open ? current.data : change.replaced} segmentName={segmentName} />
+      </article>
     </Section>
   )
 }
@@ -157,11 +148,7 @@ export const ChangeRequestPage = ({ project, id }: { project: string; id: number
           onDiscard={(changeId) => void action.run(() => del(`${path}/changes/${changeId}`))}
         />
       ))}
-      {cr.segments.map((s) => (
-        <Section title={`Segment ${s.name}`}>
-          {s.changes.map((c) => <article class="change"><h3>{c.action}</h3><EventDiff before={null} after={c.payload} segmentName={segmentName} /></article>)}
-        </Section>
-      ))}
+      {cr.segments.map((s) => <SegmentChanges change={s} open={open} segmentName={segmentName} />)}
       <Section title="Comments">
         <ol class="comments">
           {cr.comments.map((c) => (

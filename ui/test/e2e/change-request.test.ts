@@ -1,5 +1,5 @@
 import t from 'tap'
-import { requireChromium, signIn, startUi } from './browser.js'
+import { adminPassword, requireChromium, signIn, startUi } from './browser.js'
 
 // Two people in two browser contexts: the author's toggle in a change-request environment becomes a
 // change request; the reviewer sees its diff, approves and applies it.
@@ -44,6 +44,10 @@ t.test('an author proposes a toggle as a change request; a reviewer approves and
   await reviewer.page.getByRole('button', { name: 'Apply changes' }).click()
   await reviewer.page.locator('[data-state="Applied"]').waitFor()
   await ui.screenshot(reviewer.page, 'change-request-2-reviewer-applied')
+  const applied = reviewer.page.getByRole('article', { name: 'Change updateEnabled' })
+  await applied.locator('del').waitFor()
+  t.equal(await applied.locator('del').textContent(), 'false', 'after apply, the Before column still shows enabled: false (what the request replaced)')
+  t.equal(await applied.locator('ins').textContent(), 'true', 'and After shows true')
 
   const after = await ui.api<{ environments: { name: string; enabled: boolean }[] }>('GET', '/api/admin/projects/payments/features/instant-refunds')
   t.equal(after.environments.find((e) => e.name === 'production')?.enabled, true, 'the applied request enabled the flag in production')
@@ -82,5 +86,52 @@ t.test("cancelling a toggle's change request changes nothing; a change request's
   const change = page.getByRole('article', { name: 'Change addStrategy' })
   const row = change.locator('tr', { has: page.locator('code', { hasText: /^segments$/ }) })
   t.equal(await row.locator('ins').textContent(), 'beta-users', `the diff names segment ${segment.id} beta-users`)
+  t.same(errors, [], 'the page threw no uncaught errors')
+})
+
+// Applied requests keep their Before column: the strategy and the segment as they were, though both
+// have changed since; while open, the same page sets a segment change against the segment as it is.
+t.test("an applied request's diff shows the strategy and the segment it replaced", async (t) => {
+  const chromium = requireChromium(t)
+  if (!chromium) return
+  const ui = await startUi(t, chromium)
+  await ui.api('POST', '/api/admin/projects', { id: 'payments', name: 'Payments' })
+  await ui.api('POST', '/api/admin/projects/payments/features', { name: 'instant-refunds' })
+  const strategy = await ui.api<{ id: string }>('POST', '/api/admin/projects/payments/features/instant-refunds/environments/production/strategies', {
+    name: 'flexibleRollout',
+    parameters: { rollout: '25', stickiness: 'default', groupId: 'instant-refunds' },
+  })
+  const segment = await ui.api<{ id: number }>('POST', '/api/admin/segments', { name: 'beta-users', constraints: [{ contextName: 'userId', operator: 'IN', values: ['u1'] }] })
+  await ui.api('PUT', '/api/admin/projects/payments/environments/production/change-requests/config', { changeRequestsEnabled: true, requiredApprovals: 1 })
+  const cr = await ui.api<{ id: number }>('POST', '/api/admin/projects/payments/environments/production/change-requests', [
+    { feature: 'instant-refunds', action: 'updateStrategy', payload: { id: strategy.id, name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'instant-refunds' } } },
+    { action: 'updateSegment', payload: { id: segment.id, name: 'beta-users', constraints: [{ contextName: 'userId', operator: 'IN', values: ['u2'] }] } },
+  ])
+  const path = `/api/admin/projects/payments/change-requests/${cr.id}`
+  const { page, errors } = await ui.newPage()
+  await signIn(page, 'admin', adminPassword)
+  const rolloutRow = () => page.getByRole('article', { name: 'Change updateStrategy' }).locator('tr', { has: page.locator('code', { hasText: /^parameters\.rollout$/ }) })
+  const valuesRow = () => page.getByRole('article', { name: 'Change updateSegment' }).locator('tr', { has: page.locator('code', { hasText: /values$/ }) })
+  await page.goto(`/#/projects/payments/change-requests/${cr.id}`)
+  await valuesRow().locator('del').waitFor()
+  t.equal(await valuesRow().locator('del').textContent(), 'u1', 'open: the segment change is set against the segment as it is')
+  t.equal(await rolloutRow().locator('del').textContent(), '25', 'open: the strategy change is set against the strategy as it is')
+
+  for (const state of ['In review', 'Approved', 'Applied']) await ui.api('PUT', `${path}/state`, { state })
+  await page.locator('[data-state="Applied"]').waitFor()
+  // Both have moved on since the request was applied.
+  await ui.api('PUT', `/api/admin/projects/payments/features/instant-refunds/environments/production/strategies/${strategy.id}`, {
+    name: 'flexibleRollout',
+    parameters: { rollout: '75', stickiness: 'default', groupId: 'instant-refunds' },
+  })
+  await ui.api('PUT', `/api/admin/segments/${segment.id}`, { name: 'beta-users', constraints: [{ contextName: 'userId', operator: 'IN', values: ['u3'] }] })
+  await page.reload()
+  await page.locator('[data-state="Applied"]').waitFor()
+  await rolloutRow().locator('del').waitFor()
+  t.equal(await rolloutRow().locator('del').textContent(), '25', 'applied: Before is the rollout the request replaced')
+  t.equal(await rolloutRow().locator('ins').textContent(), '50', 'and After the one it set')
+  t.equal(await valuesRow().locator('del').textContent(), 'u1', 'applied: Before is the segment the request replaced')
+  t.equal(await valuesRow().locator('ins').textContent(), 'u2', 'and After the one it set')
+  t.equal(await page.getByRole('cell', { name: 'snapshot', exact: false }).count(), 0, "Unleash's payload.snapshot is not shown as a field of the change")
   t.same(errors, [], 'the page threw no uncaught errors')
 })

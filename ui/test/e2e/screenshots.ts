@@ -3,7 +3,8 @@
 //   SHOTS=after npx tap ui/test/e2e/screenshots.ts
 // writes docs/screenshots/<SHOTS>-{flag,strategy-editor,archive}-{1440,390}.png: a flag with two
 // strategies (one a gradual rollout with a constraint), its strategy editor open, and the project's
-// archive (the project page, where there is no archive view).
+// archive (the project page, where there is no archive view); and <SHOTS>-cr-applied.png: an applied
+// change request (enable, a rollout from 25 % to 50 %, new variants) at 1440 px.
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -54,4 +55,38 @@ t.test('screenshots of the flag page, the strategy editor and the archive', { sk
     await shot('archive', width)
   }
   t.pass(`wrote ${prefix}-*.png into ${out}`)
+})
+
+t.test('screenshot of an applied change request', { skip: prefix ? false : 'set SHOTS=before or SHOTS=after to write screenshots' }, async (t) => {
+  const chromium = requireChromium(t)
+  if (!chromium) return
+  const ui = await startUi(t, chromium)
+  mkdirSync(out, { recursive: true })
+  const flag = '/api/admin/projects/default/features/new-checkout'
+  await ui.api('POST', '/api/admin/projects/default/features', { name: 'new-checkout', description: 'The one-page checkout' })
+  const rollout = await ui.api<{ id: string }>('POST', `${flag}/environments/production/strategies`, {
+    name: 'flexibleRollout',
+    parameters: { rollout: '25', stickiness: 'default', groupId: 'new-checkout' },
+    constraints: [{ contextName: 'userId', operator: 'IN', values: ['alice', 'bob'] }],
+  })
+  await ui.api('PUT', `${flag}/environments/production/variants`, [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default' }])
+  await ui.api('PUT', '/api/admin/projects/default/environments/production/change-requests/config', { changeRequestsEnabled: true, requiredApprovals: 1 })
+  const cr = await ui.api<{ id: number }>('POST', '/api/admin/projects/default/environments/production/change-requests', [
+    { feature: 'new-checkout', action: 'updateEnabled', payload: { enabled: true } },
+    {
+      feature: 'new-checkout',
+      action: 'updateStrategy',
+      payload: { id: rollout.id, name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'new-checkout' }, constraints: [{ contextName: 'userId', operator: 'IN', values: ['alice', 'bob'] }] },
+    },
+    { feature: 'new-checkout', action: 'patchVariant', payload: { variants: [{ name: 'green', weight: 1000, weightType: 'variable', stickiness: 'default' }] } },
+  ])
+  for (const state of ['In review', 'Approved', 'Applied']) await ui.api('PUT', `/api/admin/projects/default/change-requests/${cr.id}/state`, { state })
+  const { page } = await ui.newPage()
+  await signIn(page, 'admin', adminPassword)
+  await page.setViewportSize({ width: 1440, height: 900 })
+  await page.goto(`/#/projects/default/change-requests/${cr.id}`)
+  await page.locator('[data-state="Applied"]').waitFor()
+  await page.getByRole('article', { name: 'Change patchVariant' }).locator('ins').first().waitFor()
+  await page.screenshot({ path: path.join(out, `${prefix}-cr-applied.png`), fullPage: true })
+  t.pass(`wrote ${prefix}-cr-applied.png into ${out}`)
 })
