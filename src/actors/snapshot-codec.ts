@@ -158,7 +158,11 @@ export const encodeEntries = async (set: SnapshotSet, entries: readonly Snapshot
 // One turn of the event loop: what waited (requests, commits) runs before the next slice.
 export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
-// The pause of a set encoded while serving: a turn of the event loop, or, once a few MB of chunks wait,
-// their write (so that a set of every chunk is not held in memory whole: 43 MB at 50,000 flags).
-export const servingPause = (log: EventLog, set: SnapshotSet) => (): Promise<void> =>
-  set.pendingBytes >= blobBytesPerTransaction ? log.writeSnapshotBlobs(set) : nextTurn()
+// The pause of a set encoded while serving: once a few MB of chunks wait, their write (so that a set of
+// every chunk is not held in memory whole: 43 MB at 50,000 flags), then a turn of the event loop. The
+// turn comes last: a write is heard of in the loop's poll phase, and a slice begun there would run on
+// into the check phase's next one with no timer between them (a block of two slices).
+export const servingPause = (log: EventLog, set: SnapshotSet) => async (): Promise<void> => {
+  if (set.pendingBytes >= blobBytesPerTransaction) await log.writeSnapshotBlobs(set)
+  await nextTurn()
+}
