@@ -1,3 +1,4 @@
+import { withBuiltInFeatureTypes } from '../domain/feature-types.js'
 import type { ChangeRequest } from '../domain/change-request-state.js'
 import { evolveChangeRequest, isChangeRequestRecord } from '../domain/change-requests.js'
 import type { EventRecord } from '../domain/events.js'
@@ -81,6 +82,8 @@ export const recover = (log: EventLog, readModels: readonly ReplayedReadModel[] 
   const loaded = performance.now()
   const restored = snapshots && restoreWorld(snapshots, readModels)
   const world: World = restored ?? { instance: emptyInstance(), projects: new Map(), changeRequests: new Map() }
+  // A snapshot written by an older version holds the flag types it knew, with their texts then.
+  if (restored) world.instance = withBuiltInFeatureTypes(world.instance)
   const from = restored ? restored.lastId + 1 : 1
   const replaying = performance.now()
   let replayed = 0

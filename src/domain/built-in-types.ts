@@ -8,23 +8,20 @@ export interface FeatureType {
   lifetimeDays: number | null
 }
 
-// Unleash's flag types and their expected lifetimes (SEMANTICS 11.2).
+// Unleash 8.2's flag types, their texts and expected lifetimes (SEMANTICS 11.2). The texts are the code's: a
+// data directory keeps only each type's lifetime (withBuiltInFeatureTypes).
 export const builtInFeatureTypes: FeatureType[] = [
-  { id: 'release', name: 'Release', description: 'Release feature flags are used to release new features.', lifetimeDays: 40 },
+  { id: 'release', name: 'Release', description: 'Roll out new or incomplete features. Expected lifetime ~40 days', lifetimeDays: 40 },
+  { id: 'experiment', name: 'Experiment', description: 'A/B and multivariate testing. Expected lifetime ~40 days', lifetimeDays: 40 },
   {
-    id: 'experiment',
-    name: 'Experiment',
-    description: 'Experiment feature flags are used to test and verify multiple different versions of a feature.',
-    lifetimeDays: 40,
+    id: 'operational',
+    name: 'Operational',
+    description: 'Transition between technical implementations with minimal risk. Expected lifetime: ~7 days',
+    lifetimeDays: 7,
   },
-  { id: 'operational', name: 'Operational', description: 'Operational feature flags are used to control aspects of a rollout.', lifetimeDays: 7 },
-  {
-    id: 'kill-switch',
-    name: 'Kill switch',
-    description: 'Kill switch feature flags are used to quickly turn on or off critical functionality in your system.',
-    lifetimeDays: null,
-  },
-  { id: 'permission', name: 'Permission', description: 'Permission feature flags are used to control permissions in your system.', lifetimeDays: null },
+  { id: 'kill-switch', name: 'Kill switch', description: 'Quickly disable certain functionalities or features. Expected lifetime: permanent', lifetimeDays: null },
+  { id: 'permission', name: 'Permission', description: 'Control feature access based on user roles or entitlements. Expected lifetime: permanent', lifetimeDays: null },
+  { id: 'sunset', name: 'Sunset', description: 'Coordinate the planned removal of an existing feature. Expected lifetime: ~90 days', lifetimeDays: 90 },
 ]
 
 export interface TagType {

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { boundedString, closedObject, createFeatureStrategySchema, nullableText, tagSchema, urlFriendlyName } from './shared.js'
 
-export const featureTypes = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const
+export const featureTypes = ['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset'] as const
 
 const featureType = v.picklist(featureTypes, `"type" must be one of ${featureTypes.join(', ')}`)
 

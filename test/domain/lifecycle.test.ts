@@ -3,7 +3,7 @@ import { noProjects } from '../../src/actors/instance.machine.js'
 import { decideInstance, evolveInstance } from '../../src/domain/instance.js'
 import { decideProject } from '../../src/domain/project.js'
 import { emptyInstance } from '../../src/domain/instance-state.js'
-import { lifetimesOf } from '../../src/domain/feature-types.js'
+import { lifetimesOf, withBuiltInFeatureTypes } from '../../src/domain/feature-types.js'
 import { currentLifecycleStage, mergeLifecycle } from '../../src/domain/lifecycle.js'
 import { hasPotentiallyStaleCandidates, isPastLifetime, potentiallyStaleCandidates } from '../../src/domain/staleness.js'
 import { Scenario, assertError, epoch, errorOf, typesOf, valueOf } from './fixtures/scenario.js'
@@ -84,7 +84,7 @@ t.test('staleness', async (t) => {
     s.createFeature('web', 'old-stale', { type: 'operational' })
     s.ok('web', { type: 'feature.update', name: 'old-stale', input: { stale: true } })
     const lifetimes = lifetimesOf(emptyInstance().featureTypes)
-    t.same(lifetimes, { release: 40, experiment: 40, operational: 7, 'kill-switch': null, permission: null })
+    t.same(lifetimes, { release: 40, experiment: 40, operational: 7, 'kill-switch': null, permission: null, sunset: 90 })
     const meta8 = { now: iso(epoch + 8 * day), actor: { name: 'unleash_system_user', userId: -1337 } }
     const command = { type: 'feature.markPotentiallyStale' as const, lifetimes }
     const decided = valueOf(s.decide('web', command))
@@ -133,14 +133,27 @@ t.test('staleness', async (t) => {
 
 t.test('feature types', async (t) => {
   const meta = { now: iso(epoch), actor: { name: 'admin', userId: -42 } }
-  t.test('the five Unleash types with their lifetimes', async (t) => {
+  t.test("Unleash 8.2's six types with their lifetimes", async (t) => {
     t.same([...emptyInstance().featureTypes.values()].map((f) => [f.id, f.lifetimeDays]), [
       ['release', 40],
       ['experiment', 40],
       ['operational', 7],
       ['kill-switch', null],
       ['permission', null],
+      ['sunset', 90],
     ])
+  })
+  t.test("a state of an older version gets the types added since and today's texts, and keeps its lifetimes", async (t) => {
+    const older = { ...emptyInstance(), featureTypes: new Map([['release', { id: 'release', name: 'Release', description: 'Release feature flags are used to release new features.', lifetimeDays: 12 }]]) }
+    const now = withBuiltInFeatureTypes(older)
+    t.same(now.featureTypes.get('release'), { id: 'release', name: 'Release', description: 'Roll out new or incomplete features. Expected lifetime ~40 days', lifetimeDays: 12 })
+    t.same(now.featureTypes.get('sunset'), { id: 'sunset', name: 'Sunset', description: 'Coordinate the planned removal of an existing feature. Expected lifetime: ~90 days', lifetimeDays: 90 })
+    t.equal(now.featureTypes.size, 6)
+  })
+  t.test('replaying an older feature-type-updated event changes the lifetime only', async (t) => {
+    const old = { type: 'feature-type-updated', data: { id: 'release', name: 'Release', description: 'an older text', lifetimeDays: 5 }, preData: { id: 'release', name: 'Release', description: 'an older text', lifetimeDays: 40 } }
+    const next = evolveInstance(emptyInstance(), old as Parameters<typeof evolveInstance>[1])
+    t.match(next.featureTypes.get('release'), { description: 'Roll out new or incomplete features. Expected lifetime ~40 days', lifetimeDays: 5 })
   })
   t.test('setting a lifetime emits feature-type-updated; 0 means none; unknown type 404', async (t) => {
     const state = emptyInstance()

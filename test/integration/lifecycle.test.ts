@@ -102,7 +102,7 @@ t.test('flag types', async (t) => {
   t.equal(res.status, 200)
   t.same(
     res.body.types.map((x: { id: string; lifetimeDays: number | null }) => [x.id, x.lifetimeDays]),
-    [['release', 40], ['experiment', 40], ['operational', 7], ['kill-switch', null], ['permission', null]],
+    [['release', 40], ['experiment', 40], ['operational', 7], ['kill-switch', null], ['permission', null], ['sunset', 90]],
   )
   const updated = await setFeatureTypeLifetime(server, 'experiment', 10)
   t.equal(updated.status, 200)
