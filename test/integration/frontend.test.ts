@@ -72,6 +72,10 @@ t.test('POST with {context}', async (t) => {
   t.same(names(nested), ['fe-on', 'fe-plan', 'fe-variant'], 'properties nested')
   const empty = await request(server, { method: 'POST', path: '/api/frontend', token: scoped, body: {} })
   t.same(names(empty), ['fe-on', 'fe-variant'], 'no context')
+  // Unleash reads a POST's context from `context` only (its frontend controller's createContext): fields at
+  // the top level of the body are not a context.
+  const unwrapped = await request(server, { method: 'POST', path: '/api/frontend', token: scoped, body: { userId: 'alice', plan: 'pro', properties: { plan: 'pro' } } })
+  t.same(names(unwrapped), ['fe-on', 'fe-variant'], 'a context at the top level of the body is not read')
   expectError(t, await request(server, { method: 'POST', path: '/api/frontend', token: scoped, body: { context: 'x' } }), { status: 400, message: /context/ }, 'context not an object')
 })
 
