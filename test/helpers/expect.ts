@@ -41,7 +41,7 @@ export const expectError = (t: Test, res: ApiResult, expected: ErrorExpectation 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 // Polls until `check` returns a truthy value or the time is up.
-export const eventually = async <T>(check: () => Promise<T> | T, timeoutMs = 5000, everyMs = 50): Promise<T> => {
+export const eventually = async <T>(check: () => Promise<T> | T, timeoutMs = 20_000, everyMs = 50): Promise<T> => {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await check()

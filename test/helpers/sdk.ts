@@ -36,11 +36,11 @@ export const startSdk = async (t: Test, baseUrl: string, token: string, options:
     const repository = (sdk as unknown as { repository?: { on(event: string, listener: () => void): void } }).repository
     repository?.on('error', () => {})
   })
-  if (synchronized) await waitForEvent(sdk, 'synchronized', 5000, () => `SDK errors: ${errors.map(String).join('; ')}`)
+  if (synchronized) await waitForEvent(sdk, 'synchronized', 30_000, () => `SDK errors: ${errors.map(String).join('; ')}`)
   return sdk
 }
 
-export const waitForEvent = <T = unknown>(emitter: Unleash, event: string, timeoutMs = 5000, explain: () => string = () => ''): Promise<T> =>
+export const waitForEvent = <T = unknown>(emitter: Unleash, event: string, timeoutMs = 30_000, explain: () => string = () => ''): Promise<T> =>
   new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       emitter.off(event, onEvent)

@@ -596,7 +596,7 @@ t.test('scheduled application fires when its time comes', async (t) => {
   t.equal((await featureEnv(s, p, N.checkout, 'production')).enabled, false, 'not yet')
   const mark = await newestEventId(s)
 
-  const done = await eventually(async () => (await getRequest(s, p, id)).body.state === 'Applied', 6000, 50)
+  const done = await eventually(async () => (await getRequest(s, p, id)).body.state === 'Applied', 20_000, 50)
   t.ok(done, 'applied by the scheduler')
   t.equal((await featureEnv(s, p, N.checkout, 'production')).enabled, true, 'the flag is on')
   const events = await eventsAfter(s, mark)
@@ -643,7 +643,7 @@ t.test('a restart in the middle of a review; a schedule missed while the server 
   r = await startTestServer(t, { dataDir, adminToken, env })
 
   // The scheduler's first round, right after the start, marks the missed schedule failed.
-  const failed = await eventually(async () => (await getRequest(r, p, timed)).body.schedule?.status === 'failed', 3000, 50)
+  const failed = await eventually(async () => (await getRequest(r, p, timed)).body.schedule?.status === 'failed', 20_000, 50)
   t.ok(failed, 'the schedule missed while down is marked failed')
   const timedView = (await getRequest(r, p, timed)).body
   t.match(timedView, { state: 'Scheduled', schedule: { status: 'failed', failureReason: String } })

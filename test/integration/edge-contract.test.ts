@@ -104,7 +104,7 @@ t.test('POST /api/client/metrics/bulk folds Edge batches like /api/client/metric
     ],
   })
   t.ok(res.status >= 200 && res.status < 300, `2xx (got ${res.status})`)
-  const seen = await eventually(async () => (await getFeature(server, 'default', 'counted')).body.lastSeenAt, 3000)
+  const seen = await eventually(async () => (await getFeature(server, 'default', 'counted')).body.lastSeenAt, 20_000)
   t.ok(seen, 'the evaluated flag is seen')
   t.equal((await getFeature(server, 'default', 'unused')).body.lastSeenAt, null, 'a flag with no counts is not')
   const apps = (await api(server, 'GET', '/api/admin/metrics/applications')).body.applications.map((a: { appName: string }) => a.appName)

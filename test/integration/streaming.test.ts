@@ -33,15 +33,15 @@ t.test('the streaming SDK is ready from the hydration and follows toggles withou
   const sdk: Unleash = await startSdk(t, server.baseUrl, token, { refreshInterval: 3_600_000, experimentalMode: { type: 'streaming' } })
   t.equal(sdk.isEnabled('pushed'), true, 'enabled from the hydration')
   expectOk(await disableFeature(server, 'default', 'pushed', 'development'), 'disable')
-  await eventually(() => !sdk.isEnabled('pushed'), 3000)
+  await eventually(() => !sdk.isEnabled('pushed'), 20_000)
   t.equal(sdk.isEnabled('pushed'), false, 'a toggle off arrives')
   expectOk(await createFeature(server, 'default', 'later'), 'create later')
   expectOk(await addStrategy(server, 'default', 'later', 'development'), 'strategy')
   expectOk(await enableFeature(server, 'default', 'later', 'development'), 'enable later')
-  await eventually(() => sdk.isEnabled('later'), 3000)
+  await eventually(() => sdk.isEnabled('later'), 20_000)
   t.equal(sdk.isEnabled('later'), true, 'a new flag arrives')
   expectOk(await archiveFeature(server, 'default', 'later'), 'archive later')
-  await eventually(() => sdk.getFeatureToggleDefinition('later') === undefined, 3000)
+  await eventually(() => sdk.getFeatureToggleDefinition('later') === undefined, 20_000)
   t.equal(sdk.getFeatureToggleDefinition('later'), undefined, 'an archived flag is removed')
 })
 
@@ -115,10 +115,12 @@ t.test("a deleted token's stream closes at once, an expired token's within the c
   const started = Date.now()
   expectOk(await deleteApiToken(server, deleted), 'delete')
   await streams[0].closed
-  t.ok(Date.now() - started < 500, `closed ${Date.now() - started} ms after the delete`)
+  // Sooner than the expiry check's first tick (every second): the delete closed it, not the check.
+  t.ok(Date.now() - started < 900, `closed ${Date.now() - started} ms after the delete`)
   expectOk(await updateApiToken(server, expiring, { expiresAt: new Date(Date.now() + 1000).toISOString() }), 'expire soon')
   await streams[1].closed
-  t.ok(Date.now() - started < 3500, `closed ${Date.now() - started} ms after the update`)
+  // Closed by the check once expired: a bound for a loaded machine, not a measure of the check.
+  t.ok(Date.now() - started < 15_000, `closed ${Date.now() - started} ms after the update`)
   let keptClosed = false
   void streams[2].closed.then(() => (keptClosed = true))
   await new Promise((r) => setTimeout(r, 200))
@@ -146,9 +148,9 @@ t.test('above the maximum a new stream is told to poll, and the SDK falls back t
   await second.closed
   t.notOk(second.frames.some((f) => f.event === 'unleash-connected'), 'no hydration for a stream that is shed')
   const sdk = await startSdk(t, server.baseUrl, token, { refreshInterval: 100, experimentalMode: { type: 'streaming' }, synchronized: false })
-  const mode = await waitForEvent<{ from: string; to: string }>(repositoryOf(sdk), 'mode', 5000)
+  const mode = await waitForEvent<{ from: string; to: string }>(repositoryOf(sdk), 'mode', 30_000)
   t.same(mode, { from: 'streaming', to: 'polling' })
-  await eventually(() => sdk.isEnabled('still-served'), 3000)
+  await eventually(() => sdk.isEnabled('still-served'), 20_000)
   t.equal(sdk.isEnabled('still-served'), true, 'served by polling')
 })
 
@@ -159,11 +161,11 @@ t.test('fetch-mode: streaming on /api/client/features invites a polling SDK to s
   const polled = await getClientFeatures(server, token)
   t.equal(polled.headers.get('fetch-mode'), 'streaming')
   const sdk = await startSdk(t, server.baseUrl, token, { refreshInterval: 3_600_000, synchronized: false })
-  const mode = await waitForEvent<{ from: string; to: string }>(repositoryOf(sdk), 'mode', 5000)
+  const mode = await waitForEvent<{ from: string; to: string }>(repositoryOf(sdk), 'mode', 30_000)
   t.same(mode, { from: 'polling', to: 'streaming' })
-  await eventually(() => sdk.isEnabled('invited'), 3000)
+  await eventually(() => sdk.isEnabled('invited'), 20_000)
   expectOk(await disableFeature(server, 'default', 'invited', 'development'), 'disable')
-  await eventually(() => !sdk.isEnabled('invited'), 3000)
+  await eventually(() => !sdk.isEnabled('invited'), 20_000)
   t.equal(sdk.isEnabled('invited'), false, 'the change arrives by the stream')
 })
 

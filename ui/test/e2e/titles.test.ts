@@ -28,7 +28,7 @@ t.test('pages are titled for what they show and load no missing file (the favico
   ]
   for (const [hash, title] of pages) {
     await page.goto(`/${hash}`)
-    await page.waitForFunction((expected) => document.title === expected, title, { timeout: 5000 }).catch(() => {})
+    await page.waitForFunction((expected) => document.title === expected, title, { timeout: 15_000 }).catch(() => {})
     t.equal(await page.title(), title, `${hash} is titled "${title}"`)
   }
   const ico = await page.request.get('/favicon.ico')
