@@ -63,6 +63,28 @@ const inTest = (field: string, values: string[]): ContextTest => {
     const only = values[0]
     return (ctx) => valueOf(ctx, field) === only
   }
+  // Up to four values in the closure's own context, compared in turn: no Set and table to reach (issue 26).
+  if (values.length === 2) {
+    const [a, b] = values
+    return (ctx) => {
+      const c = valueOf(ctx, field)
+      return c === a || c === b
+    }
+  }
+  if (values.length === 3) {
+    const [a, b, d] = values
+    return (ctx) => {
+      const c = valueOf(ctx, field)
+      return c === a || c === b || c === d
+    }
+  }
+  if (values.length === 4) {
+    const [a, b, d, e] = values
+    return (ctx) => {
+      const c = valueOf(ctx, field)
+      return c === a || c === b || c === d || c === e
+    }
+  }
   const set = new Set(values)
   return (ctx) => {
     const c = valueOf(ctx, field)
