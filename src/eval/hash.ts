@@ -129,11 +129,3 @@ export const bucketOf = (state: number, before: number, head: number, headLength
   }
   return (finish(h, k, tail, before + length) % normalizer) + 1
 }
-
-// normalizedValue(prefix + id, normalizer, seed), with the prefix hashed once.
-export type PrefixedBucket = (id: string, normalizer: number) => number
-
-export const prefixHasher = (prefix: string, seed: number): PrefixedBucket => {
-  const { state, before, head, headLength } = hashPrefix(prefix, seed)
-  return (id, normalizer) => bucketOf(state, before, head, headLength, id, normalizer)
-}
