@@ -7,7 +7,7 @@
 // 16-bit halves (the same product modulo 2^32: every later step reads its
 // operands as 32-bit integers). A bucket is always `${prefix}${id}` with a
 // prefix fixed when a strategy or its variants are compiled (`${groupId}:`):
-// prefixHasher() hashes the prefix's whole 4-byte blocks once, and each
+// hashPrefix() hashes the prefix's whole 4-byte blocks once, and each
 // evaluation hashes only the rest, from the two strings, with no concatenation.
 export const STRATEGY_SEED = 0
 export const VARIANT_SEED = 86028157
