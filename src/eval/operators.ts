@@ -15,9 +15,13 @@ const stringOf = (v: unknown): string | undefined =>
 
 // The SDK evaluates `{appName, environment: 'default', ...context}`; only
 // environment has a default, so it alone needs the spread's semantics.
+// A plain object's string environment is its own unless Object.prototype has one: read without Object.hasOwn
+// (a call into the runtime, most of an `environment IN` flag's time: issue 26).
 const environmentOf: ContextLookup = (ctx) => {
-  const v = Object.hasOwn(ctx, 'environment') ? ctx.environment : 'default'
-  return v === undefined || v === null ? stringOf(ctx.properties?.environment) : stringOf(v)
+  const v = ctx.environment
+  if (typeof v === 'string' && Object.getPrototypeOf(ctx) === Object.prototype && !('environment' in Object.prototype)) return v
+  const own = Object.hasOwn(ctx, 'environment') ? v : 'default'
+  return own === undefined || own === null ? stringOf(ctx.properties?.environment) : stringOf(own)
 }
 
 // Unleash: SDK helpers.ts resolveContextValue; top-level keys shadow properties. One function for every
