@@ -116,20 +116,24 @@ const stringTest = (field: string, match: StringMatch, constraint: EvalConstrain
   }
 }
 
-type Comparison = (a: number, b: number) => boolean
-const numberComparisons: Record<string, Comparison> = {
-  NUM_EQ: (a, b) => a === b,
-  NUM_GT: (a, b) => a > b,
-  NUM_GTE: (a, b) => a >= b,
-  NUM_LT: (a, b) => a < b,
-  NUM_LTE: (a, b) => a <= b,
-}
-
-const numberTest = (field: string, compare: Comparison, value: unknown): ContextTest => {
+// A closure per operator: one comparison function called for every NUM_* constraint would be a call site
+// that sees them all (issue 26).
+const numberTest = (field: string, operator: string, value: unknown): ContextTest => {
   const target = Number(value)
   if (Number.isNaN(target)) return never
   // Number(undefined) is NaN, and NaN fails every comparison, as in the SDK.
-  return (ctx) => compare(Number(valueOf(ctx, field)), target)
+  switch (operator) {
+    case 'NUM_EQ':
+      return (ctx) => Number(valueOf(ctx, field)) === target
+    case 'NUM_GT':
+      return (ctx) => Number(valueOf(ctx, field)) > target
+    case 'NUM_GTE':
+      return (ctx) => Number(valueOf(ctx, field)) >= target
+    case 'NUM_LT':
+      return (ctx) => Number(valueOf(ctx, field)) < target
+    default:
+      return (ctx) => Number(valueOf(ctx, field)) <= target
+  }
 }
 
 const dateTest = (operator: string, value: unknown): ContextTest => {
@@ -310,7 +314,7 @@ const operatorTest = (constraint: EvalConstraint): ContextTest | undefined => {
     case 'NUM_GTE':
     case 'NUM_LT':
     case 'NUM_LTE':
-      return numberTest(field, numberComparisons[operator], constraint.value)
+      return numberTest(field, operator, constraint.value)
     case 'DATE_AFTER':
     case 'DATE_BEFORE':
       return dateTest(operator, constraint.value)
