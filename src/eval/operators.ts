@@ -96,22 +96,68 @@ const inTest = (field: string, values: string[]): ContextTest => {
   }
 }
 
-type StringMatch = (c: string, value: string) => boolean
-const stringMatches: Record<string, StringMatch> = {
-  STR_STARTS_WITH: (c, v) => c.startsWith(v),
-  STR_ENDS_WITH: (c, v) => c.endsWith(v),
-  STR_CONTAINS: (c, v) => c.includes(v),
+// Where the lowered value lies in the context value: at `from` (STR_STARTS_WITH), at the end
+// (STR_ENDS_WITH), anywhere (STR_CONTAINS).
+const enum Place {
+  Start,
+  End,
+  Anywhere,
 }
 
-const stringTest = (field: string, match: StringMatch, constraint: EvalConstraint): ContextTest => {
+const places: Record<string, Place> = { STR_STARTS_WITH: Place.Start, STR_ENDS_WITH: Place.End, STR_CONTAINS: Place.Anywhere }
+
+const matches = (place: Place, c: string, v: string): boolean =>
+  place === Place.Start ? c.startsWith(v) : place === Place.End ? c.endsWith(v) : c.includes(v)
+
+// Where the default locale lowers A-Z to a-z (not, e.g., Turkish), an ASCII context value is compared with
+// the lowered values character by character, without the lowered copy toLocaleLowerCase would allocate per
+// evaluation (issue 26).
+const asciiLowersPlainly = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.toLocaleLowerCase() === 'abcdefghijklmnopqrstuvwxyz'
+
+const isAscii = (c: string): boolean => {
+  for (let i = 0; i < c.length; i++) if (c.charCodeAt(i) > 127) return false
+  return true
+}
+
+// c (ASCII) lowered equals v from c's index `at` on, for v's length.
+const lowersTo = (c: string, at: number, v: string): boolean => {
+  for (let j = 0; j < v.length; j++) {
+    const x = c.charCodeAt(at + j)
+    if ((x >= 65 && x <= 90 ? x + 32 : x) !== v.charCodeAt(j)) return false
+  }
+  return true
+}
+
+const lowerMatches = (place: Place, c: string, v: string): boolean => {
+  const room = c.length - v.length
+  if (room < 0) return false
+  if (place === Place.Start) return lowersTo(c, 0, v)
+  if (place === Place.End) return lowersTo(c, room, v)
+  for (let at = 0; at <= room; at++) if (lowersTo(c, at, v)) return true
+  return false
+}
+
+const stringTest = (field: string, place: Place, constraint: EvalConstraint): ContextTest => {
   const isCaseInsensitive = constraint.caseInsensitive === true
   const values = cleanValues(constraint.values).map((v) => (isCaseInsensitive ? v.toLocaleLowerCase() : v))
   if (values.length === 0) return never
+  if (!isCaseInsensitive) {
+    return (ctx) => {
+      const c = valueOf(ctx, field)
+      if (c === undefined) return false
+      for (let i = 0; i < values.length; i++) if (matches(place, c, values[i])) return true
+      return false
+    }
+  }
   return (ctx) => {
-    let c = valueOf(ctx, field)
+    const c = valueOf(ctx, field)
     if (c === undefined) return false
-    if (isCaseInsensitive) c = c.toLocaleLowerCase()
-    for (let i = 0; i < values.length; i++) if (match(c, values[i])) return true
+    if (asciiLowersPlainly && isAscii(c)) {
+      for (let i = 0; i < values.length; i++) if (lowerMatches(place, c, values[i])) return true
+      return false
+    }
+    const lowered = c.toLocaleLowerCase()
+    for (let i = 0; i < values.length; i++) if (matches(place, lowered, values[i])) return true
     return false
   }
 }
@@ -308,7 +354,7 @@ const operatorTest = (constraint: EvalConstraint): ContextTest | undefined => {
     case 'STR_STARTS_WITH':
     case 'STR_ENDS_WITH':
     case 'STR_CONTAINS':
-      return stringTest(field, stringMatches[operator], constraint)
+      return stringTest(field, places[operator], constraint)
     case 'NUM_EQ':
     case 'NUM_GT':
     case 'NUM_GTE':
