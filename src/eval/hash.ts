@@ -127,5 +127,9 @@ export const bucketOf = (state: number, before: number, head: number, headLength
     const index = blocks + j
     k |= (index < headLength ? (head >>> (8 * index)) & 0xff : key.charCodeAt(index - headLength) & 0xff) << (8 * j)
   }
-  return (finish(h, k, tail, before + length) % normalizer) + 1
+  const hash = finish(h, k, tail, before + length)
+  // A constant divisor is a multiplication; any other a division, or a call for a number that is not a
+  // whole one (NaN included, as the SDK sums variant weights). Rollouts divide by 100, variants mostly by
+  // 1000 (issue 26: a third of a bucket's time).
+  return (normalizer === 100 ? hash % 100 : normalizer === 1000 ? hash % 1000 : hash % normalizer) + 1
 }
