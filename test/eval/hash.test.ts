@@ -72,14 +72,15 @@ t.test('hash32 equals murmurhash3js for 20,000 seeded keys of every length from 
   t.equal(differing, 0)
 })
 
-t.test('a prefix hashed once gives the bucket of prefix + id, for prefixes of 0 to 9 characters', async (t) => {
+t.test('a prefix hashed once gives the bucket of prefix + id, for prefixes of 0 to 9 characters and normalizers 100, 1000 and others', async (t) => {
   const rand = mulberry32(0x9f1)
   let differing = 0
   for (let i = 0; i < 10_000; i++) {
     const prefix = randomKey(rand).slice(0, i % 10)
     const id = i % 7 === 0 ? '' : randomKey(rand)
     const seed = i % 2 === 0 ? STRATEGY_SEED : VARIANT_SEED
-    const normalizer = 1 + Math.floor(rand() * 1000)
+    // 100 and 1000 divide by constants (rollouts, variants), the rest by the number given.
+    const normalizer = i % 3 === 0 ? 100 : i % 3 === 1 ? 1000 : 1 + Math.floor(rand() * 1000)
     const { state, before, head, headLength } = hashPrefix(prefix, seed)
     if (bucketOf(state, before, head, headLength, id, normalizer) !== normalizedValue(`${prefix}${id}`, normalizer, seed)) differing++
   }
