@@ -4,8 +4,13 @@
 // BENCH_FLAGS (1000) sets the flag count; BENCH_EVAL_JSON names a file to write the measurements to;
 // BENCH_ENGINES=ours measures our evaluator alone (for a profile); BENCH_BREAKDOWN=1 then also times
 // each flag alone and prints ns per evaluation by kind of flag (where the time goes).
+// BENCH_BASE_EVALUATOR=<another build's dist/src/eval/evaluator.js> with BENCH_ENGINES=ours measures that
+// build's Evaluator beside ours in this process, in the same interleaved rounds (before/after pairs on a busy
+// machine), and checks that both give the same result objects' contents for every evaluation of a round.
 import { writeFileSync } from 'node:fs'
 import os from 'node:os'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import type { Context } from 'unleash-client'
 import { startOfflineSdk } from '../test/helpers/offline-sdk.js'
 import { Evaluator } from '../src/eval/evaluator.js'
@@ -239,8 +244,24 @@ const main = async (): Promise<void> => {
 
   const ours = { label: 'ours  evaluate()  ', engine: (name: string, ctx: EvalContext) => evaluator.evaluate(name, ctx).enabled }
   if (process.env.BENCH_ENGINES === 'ours') {
-    const [only] = measureAll([ours])
-    console.log(`ours: ${only.mean.toFixed(0)} ns mean, ${only.p50.toFixed(0)} ns p50 (batch), ${only.enabled} enabled`)
+    const basePath = process.env.BENCH_BASE_EVALUATOR
+    const engines = [ours]
+    if (basePath) {
+      const { Evaluator: BaseEvaluator } = (await import(pathToFileURL(path.resolve(basePath)).href)) as { Evaluator: typeof Evaluator }
+      const base = new BaseEvaluator({ random: () => 0.5 })
+      base.replaceAll(features, segments)
+      const same = new Evaluator({ random: () => 0.5 })
+      same.replaceAll(features, segments)
+      let differences = 0
+      for (const ctx of contexts.slice(0, 2000)) {
+        for (const name of names) if (JSON.stringify(base.evaluate(name, ctx)) !== JSON.stringify(same.evaluate(name, ctx))) differences++
+      }
+      console.log(`base and ours over 2,000 contexts x ${FLAGS} flags: ${differences} different results`)
+      engines.unshift({ label: 'base  evaluate()  ', engine: (name: string, ctx: EvalContext) => base.evaluate(name, ctx).enabled })
+    }
+    for (const only of measureAll(engines)) {
+      console.log(`${only.label.trim().split(' ')[0]}: ${only.mean.toFixed(0)} ns mean, ${only.p50.toFixed(0)} ns p50, ${only.p99.toFixed(0)} ns p99 (batch), ${only.enabled} enabled`)
+    }
     if (process.env.BENCH_BREAKDOWN) breakdown(evaluator)
     return
   }

@@ -1,5 +1,5 @@
 import { always, compileConstraint, never, type ContextTest } from './operators.js'
-import { compileStrategyRule, stringParameters, type StrategyEnvironment } from './strategies.js'
+import { compileStrategyRule, plainRollout, stringParameters, type PlainRollout, type StrategyEnvironment } from './strategies.js'
 import type { EvalConstraint, EvalDependency, EvalFeature, EvalResult, EvalSegment, EvalStrategy } from './types.js'
 import { compileVariants, disabledVariant, enabledVariant, type CompiledVariants } from './variants.js'
 
@@ -35,6 +35,10 @@ export interface CompiledStrategy {
   variantResults: EvalResult[]
   // Constraints AND segments AND rule, short-circuiting, in the SDK's order.
   test: ContextTest
+  // A flexibleRollout of the usual shape (plainRollout): `guard` (its constraints and segments) and then the
+  // bucket of the rollout's numbers decide what `test` does.
+  rollout: PlainRollout | undefined
+  guard: ContextTest
 }
 
 export interface CompiledFeature {
@@ -43,6 +47,14 @@ export interface CompiledFeature {
   // How to evaluate it: off (not on in the environment, or no strategy list), one pass over its
   // strategies (no dependencies, at least one active strategy), or the general way.
   mode: EvaluationMode
+  // The first active strategy, when a plain flexibleRollout (PlainRollout): its rollout (0 when not such a
+  // strategy), the prefix's hash state and its constraints' guard, here in the flag's object.
+  firstRollout: number
+  firstHashState: number
+  firstHashBefore: number
+  firstHashHead: number
+  firstHashHeadLength: number
+  firstGuard: ContextTest
   // The first active strategy's test, variants and their results.
   firstTest: ContextTest
   firstVariants: CompiledVariants | undefined
@@ -157,6 +169,8 @@ const compileStrategy = (
     if (segment === undefined) tests.push(never)
     else tests.push(...segment.tests)
   }
+  const rollout = plainRollout(source.name, parameters)
+  const guard = rollout === undefined ? never : allOf(tests)
   tests.push(rule ?? never)
   return {
     source,
@@ -168,6 +182,8 @@ const compileStrategy = (
     variants,
     variantResults: definitions.length === 0 ? noResults : definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData)),
     test: allOf(tests),
+    rollout,
+    guard,
   }
 }
 
@@ -191,6 +207,12 @@ export const compileFeature = (
   const segmentIds = strategies.some((s) => s.segments.length > 0) ? [...new Set(strategies.flatMap((s) => s.segments.map((ref) => ref.id)))] : noIds
   return {
     mode: !live ? EvaluationMode.Off : dependencies.length === 0 && first !== undefined ? EvaluationMode.Strategies : EvaluationMode.General,
+    firstRollout: first?.rollout?.rollout ?? 0,
+    firstHashState: first?.rollout?.state ?? 0,
+    firstHashBefore: first?.rollout?.before ?? 0,
+    firstHashHead: first?.rollout?.head ?? 0,
+    firstHashHeadLength: first?.rollout?.headLength ?? 0,
+    firstGuard: first?.guard ?? never,
     firstTest: first?.test ?? never,
     firstVariants: first?.variants,
     onWithoutVariant: impressionData ? onWithImpressions : on,

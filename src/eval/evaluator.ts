@@ -1,6 +1,7 @@
 import os from 'node:os'
 import { compileFeature, compileSegment, EvaluationMode, toggleTail, type CompiledFeature, type CompiledSegment } from './compile.js'
 import { Utf8Builder } from './utf8-builder.js'
+import { bucketOf } from './hash.js'
 import { explainFeature } from './explain.js'
 import { clockWatch } from './operators.js'
 import type { StrategyEnvironment } from './strategies.js'
@@ -18,6 +19,18 @@ const flagVariant = (feature: CompiledFeature, ctx: EvalContext): EvalResult => 
   return i < 0 ? feature.onWithoutVariant : feature.variantResults[i]
 }
 
+// The first strategy's test; a plain flexibleRollout's from the flag's own fields (the closure only when the
+// context has neither userId nor sessionId and the id is a random number).
+const isFirstOn = (feature: CompiledFeature, ctx: EvalContext): boolean => {
+  const rollout = feature.firstRollout
+  if (rollout === 0) return feature.firstTest(ctx)
+  if (!feature.firstGuard(ctx)) return false
+  const id = ctx.userId || ctx.sessionId
+  if (!id) return feature.firstTest(ctx)
+  const key = typeof id === 'string' ? id : `${id}`
+  return bucketOf(feature.firstHashState, feature.firstHashBefore, feature.firstHashHead, feature.firstHashHeadLength, key, 100) <= rollout
+}
+
 // Unleash: SDK client.ts isFeatureEnabled + resolveVariant in one pass.
 // The first true strategy wins; its variants, if it selects one, beat the flag's.
 // The first strategy is read from the feature itself (CompiledFeature's hot fields), the rest from the list.
@@ -29,7 +42,7 @@ const evaluateFeature = (feature: CompiledFeature, ctx: EvalContext, features: F
     if (feature.strategyCount === 0) return flagVariant(feature, ctx)
   }
   const count = feature.strategyCount
-  if (feature.firstTest(ctx)) {
+  if (isFirstOn(feature, ctx)) {
     const variants = feature.firstVariants
     if (variants !== undefined) {
       const i = variants.select(ctx)

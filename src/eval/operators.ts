@@ -15,9 +15,13 @@ const stringOf = (v: unknown): string | undefined =>
 
 // The SDK evaluates `{appName, environment: 'default', ...context}`; only
 // environment has a default, so it alone needs the spread's semantics.
+// A plain object's string environment is its own unless Object.prototype has one: read without Object.hasOwn
+// (a call into the runtime, most of an `environment IN` flag's time: issue 26).
 const environmentOf: ContextLookup = (ctx) => {
-  const v = Object.hasOwn(ctx, 'environment') ? ctx.environment : 'default'
-  return v === undefined || v === null ? stringOf(ctx.properties?.environment) : stringOf(v)
+  const v = ctx.environment
+  if (typeof v === 'string' && Object.getPrototypeOf(ctx) === Object.prototype && !('environment' in Object.prototype)) return v
+  const own = Object.hasOwn(ctx, 'environment') ? v : 'default'
+  return own === undefined || own === null ? stringOf(ctx.properties?.environment) : stringOf(own)
 }
 
 // Unleash: SDK helpers.ts resolveContextValue; top-level keys shadow properties. One function for every
@@ -63,6 +67,28 @@ const inTest = (field: string, values: string[]): ContextTest => {
     const only = values[0]
     return (ctx) => valueOf(ctx, field) === only
   }
+  // Up to four values in the closure's own context, compared in turn: no Set and table to reach (issue 26).
+  if (values.length === 2) {
+    const [a, b] = values
+    return (ctx) => {
+      const c = valueOf(ctx, field)
+      return c === a || c === b
+    }
+  }
+  if (values.length === 3) {
+    const [a, b, d] = values
+    return (ctx) => {
+      const c = valueOf(ctx, field)
+      return c === a || c === b || c === d
+    }
+  }
+  if (values.length === 4) {
+    const [a, b, d, e] = values
+    return (ctx) => {
+      const c = valueOf(ctx, field)
+      return c === a || c === b || c === d || c === e
+    }
+  }
   const set = new Set(values)
   return (ctx) => {
     const c = valueOf(ctx, field)
@@ -70,40 +96,90 @@ const inTest = (field: string, values: string[]): ContextTest => {
   }
 }
 
-type StringMatch = (c: string, value: string) => boolean
-const stringMatches: Record<string, StringMatch> = {
-  STR_STARTS_WITH: (c, v) => c.startsWith(v),
-  STR_ENDS_WITH: (c, v) => c.endsWith(v),
-  STR_CONTAINS: (c, v) => c.includes(v),
+// Where the lowered value lies in the context value: at `from` (STR_STARTS_WITH), at the end
+// (STR_ENDS_WITH), anywhere (STR_CONTAINS).
+const enum Place {
+  Start,
+  End,
+  Anywhere,
 }
 
-const stringTest = (field: string, match: StringMatch, constraint: EvalConstraint): ContextTest => {
+const places: Record<string, Place> = { STR_STARTS_WITH: Place.Start, STR_ENDS_WITH: Place.End, STR_CONTAINS: Place.Anywhere }
+
+const matches = (place: Place, c: string, v: string): boolean =>
+  place === Place.Start ? c.startsWith(v) : place === Place.End ? c.endsWith(v) : c.includes(v)
+
+// Where the default locale lowers A-Z to a-z (not, e.g., Turkish), an ASCII context value is compared with
+// the lowered values character by character, without the lowered copy toLocaleLowerCase would allocate per
+// evaluation (issue 26).
+const asciiLowersPlainly = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.toLocaleLowerCase() === 'abcdefghijklmnopqrstuvwxyz'
+
+const isAscii = (c: string): boolean => {
+  for (let i = 0; i < c.length; i++) if (c.charCodeAt(i) > 127) return false
+  return true
+}
+
+// c (ASCII) lowered equals v from c's index `at` on, for v's length.
+const lowersTo = (c: string, at: number, v: string): boolean => {
+  for (let j = 0; j < v.length; j++) {
+    const x = c.charCodeAt(at + j)
+    if ((x >= 65 && x <= 90 ? x + 32 : x) !== v.charCodeAt(j)) return false
+  }
+  return true
+}
+
+const lowerMatches = (place: Place, c: string, v: string): boolean => {
+  const room = c.length - v.length
+  if (room < 0) return false
+  if (place === Place.Start) return lowersTo(c, 0, v)
+  if (place === Place.End) return lowersTo(c, room, v)
+  for (let at = 0; at <= room; at++) if (lowersTo(c, at, v)) return true
+  return false
+}
+
+const stringTest = (field: string, place: Place, constraint: EvalConstraint): ContextTest => {
   const isCaseInsensitive = constraint.caseInsensitive === true
   const values = cleanValues(constraint.values).map((v) => (isCaseInsensitive ? v.toLocaleLowerCase() : v))
   if (values.length === 0) return never
+  if (!isCaseInsensitive) {
+    return (ctx) => {
+      const c = valueOf(ctx, field)
+      if (c === undefined) return false
+      for (let i = 0; i < values.length; i++) if (matches(place, c, values[i])) return true
+      return false
+    }
+  }
   return (ctx) => {
-    let c = valueOf(ctx, field)
+    const c = valueOf(ctx, field)
     if (c === undefined) return false
-    if (isCaseInsensitive) c = c.toLocaleLowerCase()
-    for (let i = 0; i < values.length; i++) if (match(c, values[i])) return true
+    if (asciiLowersPlainly && isAscii(c)) {
+      for (let i = 0; i < values.length; i++) if (lowerMatches(place, c, values[i])) return true
+      return false
+    }
+    const lowered = c.toLocaleLowerCase()
+    for (let i = 0; i < values.length; i++) if (matches(place, lowered, values[i])) return true
     return false
   }
 }
 
-type Comparison = (a: number, b: number) => boolean
-const numberComparisons: Record<string, Comparison> = {
-  NUM_EQ: (a, b) => a === b,
-  NUM_GT: (a, b) => a > b,
-  NUM_GTE: (a, b) => a >= b,
-  NUM_LT: (a, b) => a < b,
-  NUM_LTE: (a, b) => a <= b,
-}
-
-const numberTest = (field: string, compare: Comparison, value: unknown): ContextTest => {
+// A closure per operator: one comparison function called for every NUM_* constraint would be a call site
+// that sees them all (issue 26).
+const numberTest = (field: string, operator: string, value: unknown): ContextTest => {
   const target = Number(value)
   if (Number.isNaN(target)) return never
   // Number(undefined) is NaN, and NaN fails every comparison, as in the SDK.
-  return (ctx) => compare(Number(valueOf(ctx, field)), target)
+  switch (operator) {
+    case 'NUM_EQ':
+      return (ctx) => Number(valueOf(ctx, field)) === target
+    case 'NUM_GT':
+      return (ctx) => Number(valueOf(ctx, field)) > target
+    case 'NUM_GTE':
+      return (ctx) => Number(valueOf(ctx, field)) >= target
+    case 'NUM_LT':
+      return (ctx) => Number(valueOf(ctx, field)) < target
+    default:
+      return (ctx) => Number(valueOf(ctx, field)) <= target
+  }
 }
 
 const dateTest = (operator: string, value: unknown): ContextTest => {
@@ -278,13 +354,13 @@ const operatorTest = (constraint: EvalConstraint): ContextTest | undefined => {
     case 'STR_STARTS_WITH':
     case 'STR_ENDS_WITH':
     case 'STR_CONTAINS':
-      return stringTest(field, stringMatches[operator], constraint)
+      return stringTest(field, places[operator], constraint)
     case 'NUM_EQ':
     case 'NUM_GT':
     case 'NUM_GTE':
     case 'NUM_LT':
     case 'NUM_LTE':
-      return numberTest(field, numberComparisons[operator], constraint.value)
+      return numberTest(field, operator, constraint.value)
     case 'DATE_AFTER':
     case 'DATE_BEFORE':
       return dateTest(operator, constraint.value)

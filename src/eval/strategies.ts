@@ -79,6 +79,25 @@ const flexibleRollout: StrategyCompiler = (parameters, { random }) => {
   }
 }
 
+// flexibleRollout's usual shape: default stickiness, a groupId, a rollout between 0 and 100 (100 and 0 compile
+// to constants). Its numbers go into the flag's own object (compile.ts), so that evaluating it reaches no
+// closure and no context of one (issue 26: most of an evaluation is cache misses).
+export interface PlainRollout {
+  rollout: number
+  state: number
+  before: number
+  head: number
+  headLength: number
+}
+
+export const plainRollout = (name: string, parameters: Record<string, string>): PlainRollout | undefined => {
+  if (name !== 'flexibleRollout' || (parameters.stickiness || 'default') !== 'default' || !parameters.groupId) return undefined
+  const rollout = rolloutOf(parameters.rollout)
+  if (typeof rollout !== 'number') return undefined
+  const { state, before, head, headLength } = hashPrefix(`${parameters.groupId}:`, STRATEGY_SEED)
+  return { rollout, state, before, head, headLength }
+}
+
 const gradualRolloutRandom: StrategyCompiler = (parameters, { random }) => {
   const percentage = Number(parameters.percentage)
   if (!(percentage >= 1)) return never

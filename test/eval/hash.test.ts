@@ -2,7 +2,7 @@ import t from 'tap'
 import { normalizedStrategyValue, normalizedVariantValue } from 'unleash-client/lib/strategy/util.js'
 import { mulberry32 } from '../../bench/lib/seeded-random.js'
 import murmurhash3js from 'murmurhash3js'
-import { hash32, normalizedValue, prefixHasher, STRATEGY_SEED, VARIANT_SEED } from '../../src/eval/hash.js'
+import { bucketOf, hash32, hashPrefix, normalizedValue, STRATEGY_SEED, VARIANT_SEED } from '../../src/eval/hash.js'
 
 // What a bucket is, asserted by behaviour: known inputs land where SEMANTICS §1.2 and the client
 // specification put them, and seeded random inputs land where the real Node SDK puts them.
@@ -72,15 +72,17 @@ t.test('hash32 equals murmurhash3js for 20,000 seeded keys of every length from 
   t.equal(differing, 0)
 })
 
-t.test('a prefix hashed once gives the bucket of prefix + id, for prefixes of 0 to 9 characters', async (t) => {
+t.test('a prefix hashed once gives the bucket of prefix + id, for prefixes of 0 to 9 characters and normalizers 100, 1000 and others', async (t) => {
   const rand = mulberry32(0x9f1)
   let differing = 0
   for (let i = 0; i < 10_000; i++) {
     const prefix = randomKey(rand).slice(0, i % 10)
     const id = i % 7 === 0 ? '' : randomKey(rand)
     const seed = i % 2 === 0 ? STRATEGY_SEED : VARIANT_SEED
-    const normalizer = 1 + Math.floor(rand() * 1000)
-    if (prefixHasher(prefix, seed)(id, normalizer) !== normalizedValue(`${prefix}${id}`, normalizer, seed)) differing++
+    // 100 and 1000 divide by constants (rollouts, variants), the rest by the number given.
+    const normalizer = i % 3 === 0 ? 100 : i % 3 === 1 ? 1000 : 1 + Math.floor(rand() * 1000)
+    const { state, before, head, headLength } = hashPrefix(prefix, seed)
+    if (bucketOf(state, before, head, headLength, id, normalizer) !== normalizedValue(`${prefix}${id}`, normalizer, seed)) differing++
   }
   t.equal(differing, 0)
 })
