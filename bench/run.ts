@@ -52,6 +52,10 @@ const usage = `npm run bench -- [options]
   --admin-token T        an admin token of the target (seeding, playground, writes, creates)
   --client-token T       a client (backend SDK) token for the development environment
   --frontend-token T     a frontend token for the development environment
+
+Environment: BENCH_SERVER_MAIN=path/to/dist/src/main.js starts another build's server as ours (an older
+commit's, to measure before and after); BENCH_NODE_ARGS adds node options; BENCH_PROFILE_DIR=dir runs ours
+with --cpu-prof.
 `
 
 const fail = (message: string): never => {
@@ -650,7 +654,9 @@ const main = async () => {
           MAX_BODY_BYTES: String(16 * 2 ** 20),
         }
         dataRoot = tempDir('flag-bench-')
-        ours = { adminToken, clientToken, env, nodeArgs, dataDir: path.join(dataRoot, 'data') }
+        // BENCH_SERVER_MAIN: another build's dist/src/main.js (an older commit's, say), measured by this harness.
+        const script = process.env.BENCH_SERVER_MAIN ? path.resolve(process.env.BENCH_SERVER_MAIN) : undefined
+        ours = { adminToken, clientToken, env, nodeArgs, dataDir: path.join(dataRoot, 'data'), script }
         subject = fromChild('ours', await startFlagServer(ours))
       }
       servers.push(subject)
