@@ -18,10 +18,12 @@ export interface ClientQuery {
 export interface ClientPayload {
   etag: string
   body: Buffer
-  // Compressed copies are made off the event loop; until one is ready the plain body is served.
+  // Compressed copies (compressedCopy), each made when an SDK first asks for its encoding.
   gzip: Buffer | undefined
   brotli: Buffer | undefined
 }
+
+export type Encoding = 'gzip' | 'brotli'
 
 export interface ClientFeaturesSource {
   projects(): ReadonlyMap<string, ProjectState>
@@ -103,22 +105,35 @@ const compressInlineBelow = 64 * 1024
 
 const compressChunkMax = 1024 * 1024
 
-const compress = (payload: ClientPayload): void => {
-  const params = { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: payload.body.length }
-  if (payload.body.length < compressInlineBelow) {
-    payload.gzip = gzipSync(payload.body, { level: 6 })
-    payload.brotli = brotliCompressSync(payload.body, { params })
+const compress = (payload: ClientPayload, encoding: Encoding): void => {
+  const { body } = payload
+  const params = { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length }
+  if (body.length < compressInlineBelow) {
+    payload[encoding] = encoding === 'gzip' ? gzipSync(body, { level: 6 }) : brotliCompressSync(body, { params })
     return
   }
   // Output in chunks of up to 1 MB: each chunk is a callback on the event loop (at the default 16 KB, a
   // 53 MB body at 50,000 flags took about 3,500 of them and half a second of the event loop).
-  const chunkSize = Math.min(compressChunkMax, Math.max(64 * 1024, payload.body.length >> 3))
-  gzip(payload.body, { level: 6, chunkSize }, (error, compressed) => {
-    if (!error) payload.gzip = compressed
-  })
-  brotliCompress(payload.body, { params, chunkSize }, (error, compressed) => {
-    if (!error) payload.brotli = compressed
-  })
+  const chunkSize = Math.min(compressChunkMax, Math.max(64 * 1024, body.length >> 3))
+  const done = (error: Error | null, compressed: Buffer) => {
+    if (!error) payload[encoding] = compressed
+  }
+  if (encoding === 'gzip') gzip(body, { level: 6, chunkSize }, done)
+  else brotliCompress(body, { params, chunkSize }, done)
+}
+
+// The copies started, so that each is made once per payload.
+const started: Record<Encoding, WeakSet<ClientPayload>> = { gzip: new WeakSet(), brotli: new WeakSet() }
+
+// The payload's copy in `encoding` when it is ready; otherwise undefined, and it is made (off the event
+// loop for a large body: the plain body is served until then). Only the encodings SDKs ask for are made
+// and held (issue 26: at 50,000 flags each copy is 8-9 MB beside the 53 MB body).
+export const compressedCopy = (payload: ClientPayload, encoding: Encoding): Buffer | undefined => {
+  const copy = payload[encoding]
+  if (copy !== undefined || started[encoding].has(payload)) return copy
+  started[encoding].add(payload)
+  compress(payload, encoding)
+  return payload[encoding]
 }
 
 // A scope's answer as built: the body, and where each flag's JSON is in it. The flags are in the
@@ -127,7 +142,6 @@ interface Built {
   version: number
   revision: number
   payload: ClientPayload
-  compressed: boolean
   query: ClientQuery
   // The segments' revision the flags were serialised at (inlined constraints change with it).
   segmentsRevision: number
@@ -167,12 +181,7 @@ export class ClientFeatures {
   constructor(private readonly source: ClientFeaturesSource) {}
 
   payload(query: ClientQuery): ClientPayload {
-    const built = this.current(query)
-    if (!built.compressed) {
-      built.compressed = true
-      compress(built.payload)
-    }
-    return built.payload
+    return this.current(query).payload
   }
 
   feature(query: ClientQuery, name: string) {
@@ -314,7 +323,6 @@ export class ClientFeatures {
       version,
       revision,
       payload: { etag, body, gzip: undefined, brotli: undefined },
-      compressed: false,
       query,
       segmentsRevision,
       flags: selected,

@@ -1,9 +1,10 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import t from 'tap'
 import type { EventRecord } from '../../src/domain/events.js'
 import { PersistentMap, withEntry, withoutEntry } from '../../src/domain/immutable.js'
 import type { Segment } from '../../src/domain/instance-state.js'
 import type { Feature, ProjectState, Strategy } from '../../src/domain/project-state.js'
-import { ClientFeatures, clientFeature, type ClientQuery } from '../../src/read/client-features.js'
+import { ClientFeatures, clientFeature, compressedCopy, type ClientQuery } from '../../src/read/client-features.js'
 import { ClientRevisions } from '../../src/read/client-revisions.js'
 
 const strategy = (id: string, rollout: number, segments: number[] = []): Strategy => ({
@@ -121,4 +122,22 @@ t.test('a single flag as the delta API serves it is the one in the body', async 
   world.put(changed)
   t.same(JSON.parse(model.featureJson(changed, q)!).strategies[0].parameters.rollout, '99', 'a state object the body does not hold yet is serialised')
   t.equal(model.featureJson(f, query({ projects: ['mobile'] })), undefined, 'outside the scope')
+})
+
+t.test('a compressed copy is made only in the encoding asked for, once', async (t) => {
+  // A body under 64 KB, whose copies are made at once.
+  const world = new World(names.slice(0, 50).map((name, i) => feature(name, i)))
+  const payload = world.model().payload(query())
+  t.equal(payload.gzip, undefined, 'no copy before one is asked for')
+  t.equal(payload.brotli, undefined)
+  const gzip = compressedCopy(payload, 'gzip')
+  t.same(gunzipSync(gzip!), payload.body, 'the gzip copy')
+  t.equal(payload.brotli, undefined, 'no brotli copy made with it')
+  t.equal(compressedCopy(payload, 'gzip'), gzip, 'the same copy the next time')
+  t.same(brotliDecompressSync(compressedCopy(payload, 'brotli')!), payload.body, 'the brotli copy when asked for')
+
+  const large = new World(names.map((name, i) => feature(name, i))).model().payload(query())
+  t.ok(large.body.length > 64 * 1024, 'a body compressed off the event loop')
+  t.equal(compressedCopy(large, 'brotli'), undefined, 'not ready at once')
+  t.equal(large.gzip, undefined, 'and no gzip copy begun')
 })
