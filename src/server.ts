@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CommitPipeline, type CommitStep } from './actors/commit-pipeline.js'
@@ -55,6 +55,7 @@ import { UserActivity } from './sign-in/user-activity.js'
 import { FeatureSearchIndex } from './read/feature-search.js'
 import { committedReads } from './actors/committed-reads.js'
 import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js'
+import { readKeptFile, writeKeptFile } from './store/kept-file.js'
 import { decodeSnapshotSet, encodeSnapshotSet, EventLog } from './store/log.js'
 import { LogFollower, LogPublisher, logStreamNames, type StreamSettings } from './store/log-stream.js'
 import { healthRoutes, replicaDetails, type Replication } from './api/health.routes.js'
@@ -107,9 +108,8 @@ export interface ServerOptions {
   clock?: () => Date
 }
 
-// What a clean stop of an earlier version wrote for its next start (the SDK answers, 55-72 MB at
-// 50,000 flags); no longer read (issue 26: it held both compressed copies whether asked for or not).
-const formerKeptAnswers = 'client-answers.kept'
+// In the data directory: the SDK answers kept by a clean stop for the next start (store/kept-file.ts).
+const keptAnswersFile = 'client-answers.kept'
 
 // Which committed events can change what SDKs are served.
 const touchesClientPayload = (type: string) => (!isInstanceEvent(type) || type.startsWith('segment-')) && !isOutsideClientPayload(type)
@@ -407,7 +407,13 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
 
   const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: recovered.lastId, requests, logger })
   phase('request side')
-  rmSync(path.join(config.dataDir, formerKeptAnswers), { force: true })
+  // The SDK answers a clean stop kept, when nothing was written since: the first polls are answered
+  // without a build (53 MB of JSON at 50,000 flags, and the compressed copies SDKs had asked for).
+  const keptAnswers = path.join(config.dataDir, keptAnswersFile)
+  const logPosition = () => `${log.lastId}:${log.hashOf(log.lastId) ?? ''}`
+  const kept = readKeptFile(keptAnswers, logPosition())
+  if (kept) side.deps.clientFeatures.takeBack(kept)
+  phase('kept answers')
   // Before bootstrap, so that the events it appends are counted.
   const routes = side.routesWith(insights, replication, () => ({ eventsBehind: sinceSnapshot, writtenAt: snapshotWrittenAt }))
   registry.start(
@@ -452,6 +458,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
       await side.close()
       await snapshotting
       await saveSnapshot(false)
+      await writeKeptFile(keptAnswers, logPosition(), side.deps.clientFeatures.kept()).catch((error: unknown) => logger.warn('could not keep the SDK answers for the next start', { error: errorText(error) }))
       await log.close()
       await lock.release()
     },

@@ -141,3 +141,59 @@ t.test('a compressed copy is made only in the encoding asked for, once', async (
   t.equal(compressedCopy(large, 'brotli'), undefined, 'not ready at once')
   t.equal(large.gzip, undefined, 'and no gzip copy begun')
 })
+
+t.test('answers kept at a stop are served by the next start without a build, while nothing changed', async (t) => {
+  // Bodies under 64 KB, whose compressed copies are made at once.
+  const world = new World(names.slice(0, 100).map((name, i) => feature(name, i % 101, i % 3 === 0 ? 'mobile' : 'web', i % 7 === 0 ? [1] : [])))
+  const scopes = [query(), query({ projects: ['web'] }), query({ inlineSegmentConstraints: true })]
+  const stopping = world.model()
+  // The web scope's SDKs asked for gzip only.
+  for (const q of scopes) compressedCopy(stopping.payload(q), 'gzip')
+  for (const q of scopes.filter((q) => q.projects === '*')) compressedCopy(stopping.payload(q), 'brotli')
+  const kept = stopping.kept()
+  const started = world.model()
+  t.equal(started.takeBack(kept), 3, 'every scope taken back')
+  for (const q of scopes) {
+    const payload = started.payload(q)
+    t.equal(payload.body.toString(), fresh(world, q), `the same body: ${JSON.stringify(q)}`)
+    t.ok(payload.gzip, 'with its gzip copy')
+    t.equal(payload.brotli !== undefined, q.projects === '*', 'and a brotli copy where one was made')
+  }
+  t.equal(started.counters.flagsSerialised, 0, 'no flag serialised')
+  world.put(feature('flag-050', 7))
+  const q = query()
+  t.equal(started.payload(q).body.toString(), fresh(world, q), 'a change after it rebuilds from the kept body')
+  t.equal(started.counters.flagsSerialised, 1, 'that flag alone')
+})
+
+t.test('a kept answer is not taken back once a flag in it changed, or serialises differently now', async (t) => {
+  const world = new World(names.map((name, i) => feature(name, i % 101)))
+  const model = world.model()
+  model.payload(query())
+  const kept = model.kept()
+  world.put(feature('flag-150', 7))
+  t.equal(world.model().takeBack(kept), 0, 'a revision later')
+
+  const same = new World(names.map((name, i) => feature(name, i % 101)))
+  const before = same.model()
+  before.payload(query())
+  const keptSame = before.kept()
+  // The same revisions, but every flag's JSON differs (as after an upgrade that changed the client shape).
+  for (const f of [...same.projects.values()].flatMap((project) => [...project.features.values()])) same.put({ ...f, stale: true }, false)
+  t.equal(same.model().takeBack(keptSame), 0, 'flags that serialise differently')
+})
+
+t.test('a stop keeps a large body whose compressed copy is still being made; the start makes it when asked', async (t) => {
+  const world = new World(names.map((name, i) => feature(name, i % 101)))
+  const stopping = world.model()
+  const q = query()
+  t.ok(stopping.payload(q).body.length > 64 * 1024, 'a body compressed off the event loop')
+  t.equal(compressedCopy(stopping.payload(q), 'gzip'), undefined, 'its copy begun')
+  const kept = stopping.kept()
+  const started = world.model()
+  t.equal(started.takeBack(kept), 1)
+  const payload = started.payload(q)
+  t.equal(payload.gzip, undefined, 'no copy kept')
+  t.equal(payload.body.toString(), fresh(world, q))
+  t.equal(started.counters.flagsSerialised, 0, 'no flag serialised')
+})
