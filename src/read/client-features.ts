@@ -161,6 +161,13 @@ export interface KeptAnswers {
   sections: Uint8Array[]
 }
 
+// The same read back at a start: a section is read when a scope that points into it is first asked for.
+export interface KeptReader {
+  header: unknown
+  section(index: number): Uint8Array
+  close(): void
+}
+
 // One kept scope: its Built's facts, and which sections hold its body, gzip and brotli copies (-1: none)
 // and its flags' starts and ends.
 interface KeptScope {
@@ -192,6 +199,9 @@ export class ClientFeatures {
   private readonly keys = new WeakMap<ClientQuery, string>()
   private segmentFragmentsRevision = -1
   private segmentsJson = new Map<number, string>()
+  // The scopes a clean stop kept that no request has asked for since the start, and where they are.
+  private keptScopes = new Map<string, KeptScope>()
+  private keptReader: KeptReader | undefined
   // Flags serialised so far (a fragment made): a test's proof that a change to one flag re-serialises
   // that flag alone.
   readonly counters = { flagsSerialised: 0 }
@@ -229,6 +239,11 @@ export class ClientFeatures {
     if (cached && cached.revision === revision) {
       cached.version = version
       return cached
+    }
+    const kept = cached ? undefined : this.takenBack(key)
+    if (kept) {
+      this.payloads.set(key, kept)
+      return kept
     }
     const built = this.build(query, key, version, revision, cached ?? this.donorFor(query))
     if (!cached && this.payloads.size >= maxCachedScopes) this.payloads.delete(this.payloads.keys().next().value!)
@@ -271,23 +286,41 @@ export class ClientFeatures {
     return { header, sections }
   }
 
-  // Serves the answers `kept` gave at the last clean stop, where they still hold (the same revisions
-  // and flags; a sample of the flags serialised the same way now): a start then builds nothing before
-  // its first answer, and SDKs get the compressed copies they asked for before at once. Says how many it took.
-  takeBack(kept: KeptAnswers): number {
-    let taken = 0
-    if (!Array.isArray(kept.header)) return taken
-    for (const scope of kept.header as KeptScope[]) {
-      try {
-        const built = this.restored(scope, kept.sections)
-        if (!built) continue
-        this.payloads.set(scope.key, built)
-        taken++
-      } catch {
-        // A scope that does not fit is built on its first request, as after any change.
-      }
+  // Offers the answers `kept` gave at the last clean stop: each scope's is taken back when it is first
+  // asked for, if it still holds then (the same revisions and flags; a sample of the flags serialised
+  // the same way now), so the first poll of a scope after a start builds nothing and gets the compressed
+  // copies SDKs had asked for; a scope nobody asks for is never read. Says how many scopes it offers.
+  takeBack(kept: KeptReader): number {
+    this.dropKept()
+    if (!Array.isArray(kept.header)) {
+      kept.close()
+      return 0
     }
-    return taken
+    for (const scope of kept.header as KeptScope[]) this.keptScopes.set(scope.key, scope)
+    this.keptReader = kept
+    if (this.keptScopes.size === 0) this.dropKept()
+    return this.keptScopes.size
+  }
+
+  // Forgets the kept scopes not taken back (and closes their file).
+  dropKept(): void {
+    this.keptScopes.clear()
+    this.keptReader?.close()
+    this.keptReader = undefined
+  }
+
+  private takenBack(key: string): Built | undefined {
+    const scope = this.keptScopes.get(key)
+    if (!scope || !this.keptReader) return undefined
+    this.keptScopes.delete(key)
+    let built: Built | undefined
+    try {
+      built = this.restored(scope, this.keptReader)
+    } catch {
+      // A scope that does not fit is built, as after any change.
+    }
+    if (this.keptScopes.size === 0) this.dropKept()
+    return built
   }
 
   private holds(built: Built): boolean {
@@ -295,17 +328,19 @@ export class ClientFeatures {
     return built.revision === revisions.revisionFor(built.query.projects, built.environment) && (!built.inline || built.segmentsRevision === revisions.segments())
   }
 
-  private restored(scope: KeptScope, sections: readonly Uint8Array[]): Built | undefined {
+  private restored(scope: KeptScope, reader: KeptReader): Built | undefined {
     const { key, query, names, features: range } = scope
-    const [bodyAt, gzipAt, brotliAt, startsAt, endsAt] = scope.sections
-    const body = Buffer.from(sections[bodyAt].buffer, sections[bodyAt].byteOffset, sections[bodyAt].byteLength)
-    const starts = new Uint32Array(sections[startsAt].buffer, sections[startsAt].byteOffset, sections[startsAt].byteLength / 4)
-    const ends = new Uint32Array(sections[endsAt].buffer, sections[endsAt].byteOffset, sections[endsAt].byteLength / 4)
-    if (key !== cacheKey(query) || starts.length !== names.length || ends.length !== names.length) return undefined
+    if (key !== cacheKey(query)) return undefined
     const revisions = this.source.revisions
     const segmentsRevision = revisions.segments()
     const revision = revisions.revisionFor(query.projects, query.environment)
     if (scope.revision !== revision || (query.inlineSegmentConstraints && scope.segmentsRevision !== segmentsRevision)) return undefined
+    const [bodyAt, gzipAt, brotliAt, startsAt, endsAt] = scope.sections
+    const view = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    const numbers = (bytes: Uint8Array) => new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)
+    const starts = numbers(reader.section(startsAt))
+    const ends = numbers(reader.section(endsAt))
+    if (starts.length !== names.length || ends.length !== names.length) return undefined
     // The scope's flags walked in the maps' order (a lookup per name costs three times as much at
     // 50,000 flags), each put at its place in the kept order: exactly the kept ones, or none.
     const places = new Map<string, number>()
@@ -327,13 +362,14 @@ export class ClientFeatures {
     const segments = this.source.segments()
     const segmentsJson = this.segmentsJsonFor(flags, query, segments, segmentsRevision)
     const { etag, rest } = bodyEnd(query, key, revision, segmentsJson)
+    const body = view(reader.section(bodyAt))
     if (!body.subarray(0, range[0] + 1).equals(Buffer.from(bodyHead)) || !body.subarray(range[1] - 1).equals(Buffer.from(rest))) return undefined
     const sample = Math.min(flags.length, 16)
     for (let k = 0; k < sample; k++) {
       const i = sample === 1 ? 0 : Math.round((k * (flags.length - 1)) / (sample - 1))
       if (body.toString('utf8', starts[i], ends[i]) !== flagJson(flags[i], query, segments)) return undefined
     }
-    const copy = (at: number) => (at >= 0 ? Buffer.from(sections[at].buffer, sections[at].byteOffset, sections[at].byteLength) : undefined)
+    const copy = (at: number) => (at >= 0 ? view(reader.section(at)) : undefined)
     const payload: ClientPayload = { etag, body, gzip: copy(gzipAt), brotli: copy(brotliAt) }
     return {
       version: revisions.version(),
