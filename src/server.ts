@@ -55,7 +55,7 @@ import { UserActivity } from './sign-in/user-activity.js'
 import { FeatureSearchIndex } from './read/feature-search.js'
 import { committedReads } from './actors/committed-reads.js'
 import { lockDataDir, type DataDirLock } from './store/data-dir-lock.js'
-import { readKeptFile, writeKeptFile } from './store/kept-file.js'
+import { openKeptFile, writeKeptFile } from './store/kept-file.js'
 import { decodeSnapshotSet, encodeSnapshotSet, EventLog } from './store/log.js'
 import { LogFollower, LogPublisher, logStreamNames, type StreamSettings } from './store/log-stream.js'
 import { healthRoutes, replicaDetails, type Replication } from './api/health.routes.js'
@@ -407,11 +407,11 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
 
   const side = readSide(config, { registry, dispatcher, log, clientRevisions, clock, lastId: recovered.lastId, requests, logger })
   phase('request side')
-  // The SDK answers a clean stop kept, when nothing was written since: the first polls are answered
-  // without a build (53 MB of JSON and its compressed copies at 50,000 flags).
+  // The SDK answers a clean stop kept, when nothing was written since: the first poll of each scope is
+  // answered without a build (53 MB of JSON at 50,000 flags, and the compressed copies SDKs had asked for).
   const keptAnswers = path.join(config.dataDir, keptAnswersFile)
   const logPosition = () => `${log.lastId}:${log.hashOf(log.lastId) ?? ''}`
-  const kept = readKeptFile(keptAnswers, logPosition())
+  const kept = openKeptFile(keptAnswers, logPosition())
   if (kept) side.deps.clientFeatures.takeBack(kept)
   phase('kept answers')
   // Before bootstrap, so that the events it appends are counted.
@@ -459,6 +459,7 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
       await snapshotting
       await saveSnapshot(false)
       await writeKeptFile(keptAnswers, logPosition(), side.deps.clientFeatures.kept()).catch((error: unknown) => logger.warn('could not keep the SDK answers for the next start', { error: errorText(error) }))
+      side.deps.clientFeatures.dropKept()
       await log.close()
       await lock.release()
     },

@@ -1,7 +1,7 @@
 import semver from 'semver'
 import { DomainError, badData, notFound } from '../domain/errors.js'
 import type { Principal, Reply, Request, Route } from '../http/types.js'
-import type { ClientPayload, ClientQuery } from '../read/client-features.js'
+import { compressedCopy, type ClientPayload, type ClientQuery } from '../read/client-features.js'
 import { secretFrom, wrongTokenType } from '../http/auth.js'
 import { fixedHeaders } from '../http/fixed-headers.js'
 import type { Delta } from '../read/client-deltas.js'
@@ -268,13 +268,17 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
       }
       const accepts = encodingsIn(req.header('accept-encoding') ?? '')
       const headers = headersFor(payload, deps.config.streamingInvitePollers && deps.clientStreams.hasRoom())
-      if (payload.brotli && accepts.brotli) {
+      const brotli = accepts.brotli ? compressedCopy(payload, 'brotli') : undefined
+      if (brotli) {
         polls.brotli++
-        return { status: 200, body: payload.brotli, headers: headers.brotli }
+        return { status: 200, body: brotli, headers: headers.brotli }
       }
-      if (payload.gzip && accepts.gzip) {
+      // An SDK that takes brotli waits for that copy rather than having a second one made; a gzip copy
+      // made for others is served to it meanwhile.
+      const gzip = accepts.gzip ? (accepts.brotli ? payload.gzip : compressedCopy(payload, 'gzip')) : undefined
+      if (gzip) {
         polls.gzip++
-        return { status: 200, body: payload.gzip, headers: headers.gzip }
+        return { status: 200, body: gzip, headers: headers.gzip }
       }
       polls.full++
       return { status: 200, body: payload.body, headers: headers.plain }

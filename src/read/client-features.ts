@@ -18,10 +18,12 @@ export interface ClientQuery {
 export interface ClientPayload {
   etag: string
   body: Buffer
-  // Compressed copies are made off the event loop; until one is ready the plain body is served.
+  // Compressed copies (compressedCopy), each made when an SDK first asks for its encoding.
   gzip: Buffer | undefined
   brotli: Buffer | undefined
 }
+
+export type Encoding = 'gzip' | 'brotli'
 
 export interface ClientFeaturesSource {
   projects(): ReadonlyMap<string, ProjectState>
@@ -103,22 +105,35 @@ const compressInlineBelow = 64 * 1024
 
 const compressChunkMax = 1024 * 1024
 
-const compress = (payload: ClientPayload): void => {
-  const params = { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: payload.body.length }
-  if (payload.body.length < compressInlineBelow) {
-    payload.gzip = gzipSync(payload.body, { level: 6 })
-    payload.brotli = brotliCompressSync(payload.body, { params })
+const compress = (payload: ClientPayload, encoding: Encoding): void => {
+  const { body } = payload
+  const params = { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length }
+  if (body.length < compressInlineBelow) {
+    payload[encoding] = encoding === 'gzip' ? gzipSync(body, { level: 6 }) : brotliCompressSync(body, { params })
     return
   }
   // Output in chunks of up to 1 MB: each chunk is a callback on the event loop (at the default 16 KB, a
   // 53 MB body at 50,000 flags took about 3,500 of them and half a second of the event loop).
-  const chunkSize = Math.min(compressChunkMax, Math.max(64 * 1024, payload.body.length >> 3))
-  gzip(payload.body, { level: 6, chunkSize }, (error, compressed) => {
-    if (!error) payload.gzip = compressed
-  })
-  brotliCompress(payload.body, { params, chunkSize }, (error, compressed) => {
-    if (!error) payload.brotli = compressed
-  })
+  const chunkSize = Math.min(compressChunkMax, Math.max(64 * 1024, body.length >> 3))
+  const done = (error: Error | null, compressed: Buffer) => {
+    if (!error) payload[encoding] = compressed
+  }
+  if (encoding === 'gzip') gzip(body, { level: 6, chunkSize }, done)
+  else brotliCompress(body, { params, chunkSize }, done)
+}
+
+// The copies started, so that each is made once per payload.
+const started: Record<Encoding, WeakSet<ClientPayload>> = { gzip: new WeakSet(), brotli: new WeakSet() }
+
+// The payload's copy in `encoding` when it is ready; otherwise undefined, and it is made (off the event
+// loop for a large body: the plain body is served until then). Only the encodings SDKs ask for are made
+// and held (issue 26: at 50,000 flags each copy is 8-9 MB beside the 53 MB body).
+export const compressedCopy = (payload: ClientPayload, encoding: Encoding): Buffer | undefined => {
+  const copy = payload[encoding]
+  if (copy !== undefined || started[encoding].has(payload)) return copy
+  started[encoding].add(payload)
+  compress(payload, encoding)
+  return payload[encoding]
 }
 
 // A scope's answer as built: the body, and where each flag's JSON is in it. The flags are in the
@@ -127,7 +142,6 @@ interface Built {
   version: number
   revision: number
   payload: ClientPayload
-  compressed: boolean
   query: ClientQuery
   // The segments' revision the flags were serialised at (inlined constraints change with it).
   segmentsRevision: number
@@ -145,6 +159,13 @@ interface Built {
 export interface KeptAnswers {
   header: unknown
   sections: Uint8Array[]
+}
+
+// The same read back at a start: a section is read when a scope that points into it is first asked for.
+export interface KeptReader {
+  header: unknown
+  section(index: number): Uint8Array
+  close(): void
 }
 
 // One kept scope: its Built's facts, and which sections hold its body, gzip and brotli copies (-1: none)
@@ -178,6 +199,9 @@ export class ClientFeatures {
   private readonly keys = new WeakMap<ClientQuery, string>()
   private segmentFragmentsRevision = -1
   private segmentsJson = new Map<number, string>()
+  // The scopes a clean stop kept that no request has asked for since the start, and where they are.
+  private keptScopes = new Map<string, KeptScope>()
+  private keptReader: KeptReader | undefined
   // Flags serialised so far (a fragment made): a test's proof that a change to one flag re-serialises
   // that flag alone.
   readonly counters = { flagsSerialised: 0 }
@@ -185,12 +209,7 @@ export class ClientFeatures {
   constructor(private readonly source: ClientFeaturesSource) {}
 
   payload(query: ClientQuery): ClientPayload {
-    const built = this.current(query)
-    if (!built.compressed) {
-      built.compressed = true
-      compress(built.payload)
-    }
-    return built.payload
+    return this.current(query).payload
   }
 
   feature(query: ClientQuery, name: string) {
@@ -221,6 +240,11 @@ export class ClientFeatures {
       cached.version = version
       return cached
     }
+    const kept = cached ? undefined : this.takenBack(key)
+    if (kept) {
+      this.payloads.set(key, kept)
+      return kept
+    }
     const built = this.build(query, key, version, revision, cached ?? this.donorFor(query))
     if (!cached && this.payloads.size >= maxCachedScopes) this.payloads.delete(this.payloads.keys().next().value!)
     this.payloads.set(key, built)
@@ -239,9 +263,9 @@ export class ClientFeatures {
     return flagJson(feature, query, segments)
   }
 
-  // The answers that hold at the current revision, with the compressed copies made so far, for
-  // takeBack at the next start. A stop does not wait for copies still being made (seconds at 50,000
-  // flags on a busy machine): the next start makes them as after any build.
+  // The answers that hold at the current revision, with the compressed copies made so far (those SDKs
+  // asked for), for takeBack at the next start. A stop does not wait for copies still being made
+  // (seconds at 50,000 flags on a busy machine): the next start makes them when they are asked for.
   kept(): KeptAnswers {
     const header: KeptScope[] = []
     const sections: Uint8Array[] = []
@@ -262,23 +286,41 @@ export class ClientFeatures {
     return { header, sections }
   }
 
-  // Serves the answers `kept` gave at the last clean stop, where they still hold (the same revisions
-  // and flags; a sample of the flags serialised the same way now): a start then builds nothing before
-  // its first answer, and SDKs get compressed copies at once. Says how many it took.
-  takeBack(kept: KeptAnswers): number {
-    let taken = 0
-    if (!Array.isArray(kept.header)) return taken
-    for (const scope of kept.header as KeptScope[]) {
-      try {
-        const built = this.restored(scope, kept.sections)
-        if (!built) continue
-        this.payloads.set(scope.key, built)
-        taken++
-      } catch {
-        // A scope that does not fit is built on its first request, as after any change.
-      }
+  // Offers the answers `kept` gave at the last clean stop: each scope's is taken back when it is first
+  // asked for, if it still holds then (the same revisions and flags; a sample of the flags serialised
+  // the same way now), so the first poll of a scope after a start builds nothing and gets the compressed
+  // copies SDKs had asked for; a scope nobody asks for is never read. Says how many scopes it offers.
+  takeBack(kept: KeptReader): number {
+    this.dropKept()
+    if (!Array.isArray(kept.header)) {
+      kept.close()
+      return 0
     }
-    return taken
+    for (const scope of kept.header as KeptScope[]) this.keptScopes.set(scope.key, scope)
+    this.keptReader = kept
+    if (this.keptScopes.size === 0) this.dropKept()
+    return this.keptScopes.size
+  }
+
+  // Forgets the kept scopes not taken back (and closes their file).
+  dropKept(): void {
+    this.keptScopes.clear()
+    this.keptReader?.close()
+    this.keptReader = undefined
+  }
+
+  private takenBack(key: string): Built | undefined {
+    const scope = this.keptScopes.get(key)
+    if (!scope || !this.keptReader) return undefined
+    this.keptScopes.delete(key)
+    let built: Built | undefined
+    try {
+      built = this.restored(scope, this.keptReader)
+    } catch {
+      // A scope that does not fit is built, as after any change.
+    }
+    if (this.keptScopes.size === 0) this.dropKept()
+    return built
   }
 
   private holds(built: Built): boolean {
@@ -286,17 +328,19 @@ export class ClientFeatures {
     return built.revision === revisions.revisionFor(built.query.projects, built.environment) && (!built.inline || built.segmentsRevision === revisions.segments())
   }
 
-  private restored(scope: KeptScope, sections: readonly Uint8Array[]): Built | undefined {
+  private restored(scope: KeptScope, reader: KeptReader): Built | undefined {
     const { key, query, names, features: range } = scope
-    const [bodyAt, gzipAt, brotliAt, startsAt, endsAt] = scope.sections
-    const body = Buffer.from(sections[bodyAt].buffer, sections[bodyAt].byteOffset, sections[bodyAt].byteLength)
-    const starts = new Uint32Array(sections[startsAt].buffer, sections[startsAt].byteOffset, sections[startsAt].byteLength / 4)
-    const ends = new Uint32Array(sections[endsAt].buffer, sections[endsAt].byteOffset, sections[endsAt].byteLength / 4)
-    if (key !== cacheKey(query) || starts.length !== names.length || ends.length !== names.length) return undefined
+    if (key !== cacheKey(query)) return undefined
     const revisions = this.source.revisions
     const segmentsRevision = revisions.segments()
     const revision = revisions.revisionFor(query.projects, query.environment)
     if (scope.revision !== revision || (query.inlineSegmentConstraints && scope.segmentsRevision !== segmentsRevision)) return undefined
+    const [bodyAt, gzipAt, brotliAt, startsAt, endsAt] = scope.sections
+    const view = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    const numbers = (bytes: Uint8Array) => new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)
+    const starts = numbers(reader.section(startsAt))
+    const ends = numbers(reader.section(endsAt))
+    if (starts.length !== names.length || ends.length !== names.length) return undefined
     // The scope's flags walked in the maps' order (a lookup per name costs three times as much at
     // 50,000 flags), each put at its place in the kept order: exactly the kept ones, or none.
     const places = new Map<string, number>()
@@ -318,19 +362,19 @@ export class ClientFeatures {
     const segments = this.source.segments()
     const segmentsJson = this.segmentsJsonFor(flags, query, segments, segmentsRevision)
     const { etag, rest } = bodyEnd(query, key, revision, segmentsJson)
+    const body = view(reader.section(bodyAt))
     if (!body.subarray(0, range[0] + 1).equals(Buffer.from(bodyHead)) || !body.subarray(range[1] - 1).equals(Buffer.from(rest))) return undefined
     const sample = Math.min(flags.length, 16)
     for (let k = 0; k < sample; k++) {
       const i = sample === 1 ? 0 : Math.round((k * (flags.length - 1)) / (sample - 1))
       if (body.toString('utf8', starts[i], ends[i]) !== flagJson(flags[i], query, segments)) return undefined
     }
-    const copy = (at: number) => (at >= 0 ? Buffer.from(sections[at].buffer, sections[at].byteOffset, sections[at].byteLength) : undefined)
+    const copy = (at: number) => (at >= 0 ? view(reader.section(at)) : undefined)
     const payload: ClientPayload = { etag, body, gzip: copy(gzipAt), brotli: copy(brotliAt) }
     return {
       version: revisions.version(),
       revision,
       payload,
-      compressed: payload.gzip !== undefined && payload.brotli !== undefined,
       query,
       segmentsRevision,
       flags,
@@ -436,7 +480,6 @@ export class ClientFeatures {
       version,
       revision,
       payload: { etag, body, gzip: undefined, brotli: undefined },
-      compressed: false,
       query,
       segmentsRevision,
       flags: selected,

@@ -3,8 +3,8 @@ import { open } from 'node:fs/promises'
 
 // A file of byte sections that holds at one log position only: what a clean stop keeps so that the next
 // start need not work it out again. The stamp names that position (the caller's: the last record and
-// its chain link); a file with another stamp, or unreadable, is not used. A file is used once: reading
-// it removes it. Written under a temporary name and renamed, so it is whole or absent.
+// its chain link); a file with another stamp, or unreadable, is not used. A file is used once: opening
+// it removes its name. Written under a temporary name and renamed, so it is whole or absent.
 //
 // Layout: magic, a uint32 (little-endian) byte length of the JSON header { stamp, header, lengths },
 // then the sections back to back.
@@ -38,34 +38,55 @@ const readExactly = (fd: number, bytes: Uint8Array, position: number): void => {
   }
 }
 
-// Each section in a buffer of its own (typed arrays may be viewed on it; nothing keeps the others alive).
-export const readKeptFile = (file: string, stamp: string): Kept | undefined => {
+// What a start reads of a kept file: its header at once, a section when it is asked for (in a buffer of
+// its own), so that sections nobody asks for never take memory. The file's name is removed on opening
+// (it is used once); its open descriptor reads it until close.
+export interface KeptReader {
+  header: unknown
+  section(index: number): Uint8Array
+  close(): void
+}
+
+export const openKeptFile = (file: string, stamp: string): KeptReader | undefined => {
   let fd: number | undefined
   try {
     fd = openSync(file, 'r')
     const size = statSync(file).size
     const head = Buffer.alloc(magic.length + 4)
     readExactly(fd, head, 0)
-    if (!head.subarray(0, magic.length).equals(magic)) return undefined
+    if (!head.subarray(0, magic.length).equals(magic)) throw new Error('not a kept file')
     const jsonLength = head.readUInt32LE(magic.length)
     const json = Buffer.alloc(jsonLength)
     readExactly(fd, json, head.length)
     const parsed = JSON.parse(json.toString('utf8')) as { stamp: unknown; header: unknown; lengths: unknown }
     const lengths = parsed.lengths
-    if (parsed.stamp !== stamp || !Array.isArray(lengths) || !lengths.every((n) => Number.isSafeInteger(n) && n >= 0)) return undefined
+    if (parsed.stamp !== stamp || !Array.isArray(lengths) || !lengths.every((n) => Number.isSafeInteger(n) && n >= 0)) throw new Error('another stamp')
+    const starts: number[] = []
     let position = head.length + jsonLength
-    if (position + (lengths as number[]).reduce((sum, n) => sum + n, 0) !== size) return undefined
-    const sections = (lengths as number[]).map((n) => {
-      const bytes = Buffer.allocUnsafeSlow(n)
-      readExactly(fd!, bytes, position)
+    for (const n of lengths as number[]) {
+      starts.push(position)
       position += n
-      return bytes
-    })
-    return { header: parsed.header, sections }
+    }
+    if (position !== size) throw new Error('the kept file ends early')
+    const open = fd
+    let closed = false
+    return {
+      header: parsed.header,
+      section: (index) => {
+        if (closed) throw new Error('the kept file is closed')
+        const bytes = Buffer.allocUnsafeSlow((lengths as number[])[index])
+        readExactly(open, bytes, starts[index])
+        return bytes
+      },
+      close: () => {
+        if (!closed) closeSync(open)
+        closed = true
+      },
+    }
   } catch {
+    if (fd !== undefined) closeSync(fd)
     return undefined
   } finally {
-    if (fd !== undefined) closeSync(fd)
     rmSync(file, { force: true })
   }
 }

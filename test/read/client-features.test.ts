@@ -1,9 +1,10 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import t from 'tap'
 import type { EventRecord } from '../../src/domain/events.js'
 import { PersistentMap, withEntry, withoutEntry } from '../../src/domain/immutable.js'
 import type { Segment } from '../../src/domain/instance-state.js'
 import type { Feature, ProjectState, Strategy } from '../../src/domain/project-state.js'
-import { ClientFeatures, clientFeature, type ClientQuery } from '../../src/read/client-features.js'
+import { ClientFeatures, clientFeature, compressedCopy, type ClientQuery, type KeptAnswers, type KeptReader } from '../../src/read/client-features.js'
 import { ClientRevisions } from '../../src/read/client-revisions.js'
 
 const strategy = (id: string, rollout: number, segments: number[] = []): Strategy => ({
@@ -70,6 +71,18 @@ const query = (over: Partial<ClientQuery> = {}): ClientQuery => ({ environment: 
 // What a build from nothing answers: the reference every incremental build must equal.
 const fresh = (world: World, q: ClientQuery) => world.model().payload(q).body.toString()
 
+// Kept answers read back as a start reads a kept file, counting the sections read.
+const reader = (kept: KeptAnswers) => {
+  const read: number[] = []
+  let closed = false
+  const source: KeptReader = {
+    header: kept.header,
+    section: (i) => (read.push(i), kept.sections[i]),
+    close: () => void (closed = true),
+  }
+  return { source, read, closed: () => closed }
+}
+
 const names = Array.from({ length: 300 }, (_, i) => `flag-${String(i).padStart(3, '0')}`)
 
 t.test('a rebuild after a change copies the flags that did not change and equals a build from nothing', async (t) => {
@@ -123,21 +136,44 @@ t.test('a single flag as the delta API serves it is the one in the body', async 
   t.equal(model.featureJson(f, query({ projects: ['mobile'] })), undefined, 'outside the scope')
 })
 
+t.test('a compressed copy is made only in the encoding asked for, once', async (t) => {
+  // A body under 64 KB, whose copies are made at once.
+  const world = new World(names.slice(0, 50).map((name, i) => feature(name, i)))
+  const payload = world.model().payload(query())
+  t.equal(payload.gzip, undefined, 'no copy before one is asked for')
+  t.equal(payload.brotli, undefined)
+  const gzip = compressedCopy(payload, 'gzip')
+  t.same(gunzipSync(gzip!), payload.body, 'the gzip copy')
+  t.equal(payload.brotli, undefined, 'no brotli copy made with it')
+  t.equal(compressedCopy(payload, 'gzip'), gzip, 'the same copy the next time')
+  t.same(brotliDecompressSync(compressedCopy(payload, 'brotli')!), payload.body, 'the brotli copy when asked for')
+
+  const large = new World(names.map((name, i) => feature(name, i))).model().payload(query())
+  t.ok(large.body.length > 64 * 1024, 'a body compressed off the event loop')
+  t.equal(compressedCopy(large, 'brotli'), undefined, 'not ready at once')
+  t.equal(large.gzip, undefined, 'and no gzip copy begun')
+})
+
 t.test('answers kept at a stop are served by the next start without a build, while nothing changed', async (t) => {
   // Bodies under 64 KB, whose compressed copies are made at once.
   const world = new World(names.slice(0, 100).map((name, i) => feature(name, i % 101, i % 3 === 0 ? 'mobile' : 'web', i % 7 === 0 ? [1] : [])))
   const scopes = [query(), query({ projects: ['web'] }), query({ inlineSegmentConstraints: true })]
   const stopping = world.model()
-  for (const q of scopes) stopping.payload(q)
-  const kept = stopping.kept()
+  // The web scope's SDKs asked for gzip only.
+  for (const q of scopes) compressedCopy(stopping.payload(q), 'gzip')
+  for (const q of scopes.filter((q) => q.projects === '*')) compressedCopy(stopping.payload(q), 'brotli')
+  const kept = reader(stopping.kept())
   const started = world.model()
-  t.equal(started.takeBack(kept), 3, 'every scope taken back')
+  t.equal(started.takeBack(kept.source), 3, 'every scope offered')
+  t.same(kept.read, [], 'nothing read before a scope is asked for')
   for (const q of scopes) {
     const payload = started.payload(q)
     t.equal(payload.body.toString(), fresh(world, q), `the same body: ${JSON.stringify(q)}`)
-    t.ok(payload.gzip && payload.brotli, 'with its compressed copies')
+    t.ok(payload.gzip, 'with its gzip copy')
+    t.equal(payload.brotli !== undefined, q.projects === '*', 'and a brotli copy where one was made')
   }
   t.equal(started.counters.flagsSerialised, 0, 'no flag serialised')
+  t.ok(kept.closed(), 'the kept file closed once every scope was taken back')
   world.put(feature('flag-050', 7))
   const q = query()
   t.equal(started.payload(q).body.toString(), fresh(world, q), 'a change after it rebuilds from the kept body')
@@ -148,9 +184,13 @@ t.test('a kept answer is not taken back once a flag in it changed, or serialises
   const world = new World(names.map((name, i) => feature(name, i % 101)))
   const model = world.model()
   model.payload(query())
-  const kept = model.kept()
+  const kept = reader(model.kept())
   world.put(feature('flag-150', 7))
-  t.equal(world.model().takeBack(kept), 0, 'a revision later')
+  const later = world.model()
+  later.takeBack(kept.source)
+  t.equal(later.payload(query()).body.toString(), fresh(world, query()), 'a revision later: built')
+  t.equal(later.counters.flagsSerialised, names.length, 'every flag serialised')
+  t.same(kept.read, [], 'the kept body not read')
 
   const same = new World(names.map((name, i) => feature(name, i % 101)))
   const before = same.model()
@@ -158,17 +198,21 @@ t.test('a kept answer is not taken back once a flag in it changed, or serialises
   const keptSame = before.kept()
   // The same revisions, but every flag's JSON differs (as after an upgrade that changed the client shape).
   for (const f of [...same.projects.values()].flatMap((project) => [...project.features.values()])) same.put({ ...f, stale: true }, false)
-  t.equal(same.model().takeBack(keptSame), 0, 'flags that serialise differently')
+  const after = same.model()
+  after.takeBack(reader(keptSame).source)
+  t.equal(after.payload(query()).body.toString(), fresh(same, query()), 'flags that serialise differently: built')
+  t.equal(after.counters.flagsSerialised, names.length, 'every flag serialised')
 })
 
-t.test('a stop keeps a large body whose compressed copies are still being made; the start makes them', async (t) => {
+t.test('a stop keeps a large body whose compressed copy is still being made; the start makes it when asked', async (t) => {
   const world = new World(names.map((name, i) => feature(name, i % 101)))
   const stopping = world.model()
   const q = query()
   t.ok(stopping.payload(q).body.length > 64 * 1024, 'a body compressed off the event loop')
-  const kept = stopping.kept()
+  t.equal(compressedCopy(stopping.payload(q), 'gzip'), undefined, 'its copy begun')
+  const kept = reader(stopping.kept())
   const started = world.model()
-  t.equal(started.takeBack(kept), 1)
+  t.equal(started.takeBack(kept.source), 1)
   const payload = started.payload(q)
   t.equal(payload.gzip, undefined, 'no copy kept')
   t.equal(payload.body.toString(), fresh(world, q))
