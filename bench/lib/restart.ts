@@ -6,6 +6,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startChildServer, type ChildServer } from './child-server.js'
 import { sampleProcess } from './machine-info.js'
+import { sdkPollHeaders } from './sdk-headers.js'
 import type { MemoryReport } from './memory-probe.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -62,7 +63,8 @@ export const startTimed = async (options: TimedStartOptions): Promise<TimedStart
   const began = performance.now()
   const server = await startChildServer({ name: 'flag server', script: options.script, nodeArgs: options.nodeArgs, env: options.env, readyTimeoutMs: 600_000 })
   const listeningMs = performance.now() - began
-  const response = await fetch(`${server.url}/api/client/features`, { headers: { authorization: options.clientToken } })
+  // An SDK's poll, as the server's clients send it after a restart (the kept answers are theirs).
+  const response = await fetch(`${server.url}/api/client/features`, { headers: sdkPollHeaders(options.clientToken) })
   const headersMs = performance.now() - began
   const body = await response.arrayBuffer()
   const firstFeaturesMs = performance.now() - began
