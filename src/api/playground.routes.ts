@@ -40,16 +40,18 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
   // The next answer is most likely about as long as the last one (room to spare saves a copy).
   let expectedBytes = 64 * 1024
   // Answers run to megabytes. A buffer per answer, freed only when the GC gets to it, keeps tens of
-  // them waiting at a time and grows the C heap for good; one buffer is lent to each answer in turn.
-  let spare: Buffer | undefined
+  // them waiting at a time and grows the C heap for good; buffers are lent to each answer in turn. A
+  // large answer is held until the socket has taken it (src/http/server.ts), so the next may be made
+  // while it goes out: a few are kept.
+  const maxSpares = 2
+  const spares: Buffer[] = []
   const lend = (): Utf8Builder => {
-    const lent = spare !== undefined && spare.length >= expectedBytes ? spare : undefined
-    spare = undefined
-    return new Utf8Builder(lent ?? expectedBytes)
+    const spare = spares.pop()
+    return new Utf8Builder(spare !== undefined && spare.length >= expectedBytes ? spare : expectedBytes)
   }
   // One much larger than answers are now is let go.
   const giveBack = (builder: Utf8Builder) => () => {
-    if (builder.storage.length <= 2 * expectedBytes) spare = builder.storage
+    if (builder.storage.length <= 2 * expectedBytes && spares.length < maxSpares) spares.push(builder.storage)
   }
   const linkMakerFor = (environment: string) => {
     const encoded = encodeURIComponent(environment)

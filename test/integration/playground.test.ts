@@ -1,3 +1,4 @@
+import net from 'node:net'
 import t from 'tap'
 import {
   addStrategy,
@@ -196,4 +197,58 @@ t.test('an unknown environment is a 404 before any evaluator is built', async (t
   t.equal(res.status, 404)
   t.equal(res.body.name, 'NotFoundError')
   t.match(res.body.message, /no-such-env/)
+})
+
+// Answers of megabytes are lent a buffer the route reuses, and sent as the socket takes them: one whose
+// client has not read it yet is held, and the answers made meanwhile go to other buffers.
+t.test('an answer its client has not read yet is not written over by the answers made after it', async (t) => {
+  const L = 'pg-large'
+  expectOk(await createProject(server, { id: L, name: 'Large' }), 'create project')
+  // 200 flags of 200 KB of user ids each: an answer of about 40 MB, more than the sockets between
+  // server and client take before it is read (a few MB each way on loopback).
+  const ids = Array.from({ length: 20_000 }, (_, i) => `user-${String(i).padStart(5, '0')}`).join(',')
+  for (let i = 0; i < 200; i++) {
+    await createEnabledFeature(server, L, `pg-large-${String(i).padStart(3, '0')}`, 'development', {
+      name: 'flexibleRollout',
+      parameters: { rollout: '50', stickiness: 'userId', groupId: `g${i}` },
+      constraints: [{ contextName: 'userId', operator: 'NOT_IN', values: [`not-${i}`] }],
+    })
+    expectOk(await addStrategy(server, L, `pg-large-${String(i).padStart(3, '0')}`, 'development', { name: 'userWithId', parameters: { userIds: ids } }), 'ids')
+  }
+  const body = (userId: string) => JSON.stringify({ environment: 'development', projects: [L], context: { appName: 'pg-app', userId } })
+  const ask = async (userId: string) => {
+    const res = await fetch(`${server.baseUrl}/api/admin/playground`, { method: 'POST', headers: { authorization: server.adminToken, 'content-type': 'application/json' }, body: body(userId) })
+    t.equal(res.status, 200)
+    return Buffer.from(await res.arrayBuffer())
+  }
+
+  // The first client does not read until another context's answer is made.
+  const held = net.connect({ host: '127.0.0.1', port: server.port })
+  t.teardown(() => held.destroy())
+  held.pause()
+  const answered = new Promise<void>((resolve) => held.once('readable', () => resolve()))
+  const request = body('user-0001')
+  held.write(`POST /api/admin/playground HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${server.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(request)}\r\n\r\n${request}`)
+  await answered
+  const other = await ask('user-0002')
+
+  const chunks: Buffer[] = []
+  const whole = new Promise<Buffer>((resolve) => {
+    const take = () => {
+      for (let chunk: Buffer | null; (chunk = held.read() as Buffer | null) !== null; ) chunks.push(chunk)
+      const text = Buffer.concat(chunks)
+      const head = text.indexOf('\r\n\r\n')
+      const length = Number(/content-length: (\d+)/i.exec(text.subarray(0, head).toString())?.[1])
+      if (head >= 0 && text.length - head - 4 >= length) resolve(text.subarray(head + 4, head + 4 + length))
+      else held.once('readable', take)
+    }
+    take()
+  })
+  const first = await whole
+  const again = await ask('user-0001')
+  t.ok(first.length > 30_000_000, `an answer of ${first.length} bytes`)
+  t.ok(first.equals(again), 'the held answer is byte for byte the one made again for its context')
+  t.notOk(first.equals(other), 'and not the one made for the other context meanwhile')
+  const parsed = JSON.parse(first.toString()) as { features: { name: string }[] }
+  t.equal(parsed.features.length, 200, 'every flag of the project')
 })
