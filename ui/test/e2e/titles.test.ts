@@ -13,6 +13,9 @@ t.test('pages are titled for what they show and load no missing file (the favico
   page.on('response', (res) => res.status() === 404 && missing.push(res.url()))
   const icon = page.waitForResponse((res) => new URL(res.url()).pathname.startsWith('/favicon'))
   await page.goto('/')
+  // The page names itself once its script has asked who is signed in: wait for that, as for the pages below.
+  const titled = (expected: string) => page.waitForFunction((title) => document.title === title, expected, { timeout: 15_000 }).catch(() => {})
+  await titled('Sign in · Flagwright')
   t.equal(await page.title(), 'Sign in · Flagwright', 'the sign-in page')
   const iconResponse = await icon
   t.equal(iconResponse.status(), 200, `the favicon is served (${new URL(iconResponse.url()).pathname})`)
@@ -28,7 +31,7 @@ t.test('pages are titled for what they show and load no missing file (the favico
   ]
   for (const [hash, title] of pages) {
     await page.goto(`/${hash}`)
-    await page.waitForFunction((expected) => document.title === expected, title, { timeout: 15_000 }).catch(() => {})
+    await titled(title)
     t.equal(await page.title(), title, `${hash} is titled "${title}"`)
   }
   const ico = await page.request.get('/favicon.ico')
