@@ -16,10 +16,6 @@ export type Match =
 
 const splitPath = (path: string): string[] => path.split("/").filter((s) => s.length > 0)
 
-const methodNames: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
-const methodIndex = (method: Method): number =>
-  method === 'GET' ? 0 : method === 'POST' ? 1 : method === 'PUT' ? 2 : method === 'PATCH' ? 3 : method === 'DELETE' ? 4 : -1
-
 // Express (and so Unleash) ignores a trailing slash and decodes each segment on its own.
 export const noParams: Record<string, string> = Object.freeze({}) as Record<string, string>
 
@@ -28,21 +24,11 @@ export const isExact = (path: string): boolean => !path.includes(':') && !path.i
 
 export class Router {
   private readonly root = newNode()
-  // Routes without parameters by method, then the path's length, then compared one by one, with their
-  // match made once: the SDK poll paths hit this before the trie. A request's path and method are fresh
-  // strings from uWS, and looking one up in a Map would compute its hash (about 150 ns in V8's runtime);
-  // the length is a number, and comparing strings of the same length stops at the first difference.
-  private readonly exact: Map<number, { path: string; match: Match }[]>[] = methodNames.map(() => new Map())
 
+  // Routes without parameters are matched by uWS itself as it parses a request (HttpServer registers them
+  // per exact path); what reaches the router is a path with parameters, HEAD, a trailing slash, or no route.
   constructor(routes: Route[]) {
     for (const route of routes) this.add(route)
-    for (const route of routes) {
-      if (!isExact(route.path)) continue
-      const byLength = this.exact[methodNames.indexOf(route.method)]
-      let list = byLength.get(route.path.length)
-      if (!list) byLength.set(route.path.length, (list = []))
-      list.push({ path: route.path, match: Object.freeze({ kind: 'found', route, params: noParams }) })
-    }
   }
 
   private add(route: Route): void {
@@ -64,8 +50,6 @@ export class Router {
   }
 
   match(method: Method, rawPath: string): Match {
-    const list = this.exact[methodIndex(method)]?.get(rawPath.length)
-    if (list !== undefined) for (let i = 0; i < list.length; i++) if (list[i].path === rawPath) return list[i].match
     const allowed = new Set<Method>()
     const found = search(this.root, splitPath(rawPath), 0, [], method, allowed)
     if (found) {

@@ -188,6 +188,17 @@ class RequestState {
   constructor(readonly started: number) {}
 }
 
+// A response answered after its uWS callback must have an abort handler (uWS requires one), registered once:
+// it marks the state aborted and tells whoever listens (a stream, a large body being sent).
+const watchAbort = (res: uWS.HttpResponse, state: RequestState): void => {
+  if (state.watched) return
+  state.watched = true
+  res.onAborted(() => {
+    state.aborted = true
+    state.onAbort?.()
+  })
+}
+
 // One per request, with its getters and authorize() on the prototype: a request allocates no closures,
 // reads and parses its query string only when a route reads it and its address only when a route asks
 // for it. Headers are read from uWS one by one while its callback runs (an SDK poll reads three of a
@@ -245,15 +256,8 @@ class HttpRequest implements Request {
       this.#headers = headers
       this.#kept = keep
     }
-    const state = this.state
-    if (!state.watched) {
-      state.watched = true
-      this.res.onAborted(() => {
-        state.aborted = true
-        state.onAbort?.()
-      })
-    }
-    return state
+    watchAbort(this.res, this.state)
+    return this.state
   }
 
   private keepHeaders(): void {
@@ -441,13 +445,7 @@ const endInPieces = (res: uWS.HttpResponse, state: RequestState, reply: Reply, e
     finished = true
     reply.release?.()
   }
-  if (!state.watched) {
-    state.watched = true
-    res.onAborted(() => {
-      state.aborted = true
-      state.onAbort?.()
-    })
-  }
+  watchAbort(res, state)
   state.onAbort = finish
   // A handler of uWS's must return a boolean and must not throw (uWS.js exits the process otherwise).
   res.onWritable((offset) => {
