@@ -240,12 +240,7 @@ export class ClientFeatures {
       cached.version = version
       return cached
     }
-    const kept = cached ? undefined : this.takenBack(key)
-    if (kept) {
-      this.payloads.set(key, kept)
-      return kept
-    }
-    const built = this.build(query, key, version, revision, cached ?? this.donorFor(query))
+    const built = (cached ? undefined : this.takenBack(key)) ?? this.build(query, key, version, revision, cached ?? this.donorFor(query))
     if (!cached && this.payloads.size >= maxCachedScopes) this.payloads.delete(this.payloads.keys().next().value!)
     this.payloads.set(key, built)
     return built
@@ -323,18 +318,18 @@ export class ClientFeatures {
     return built
   }
 
-  private holds(built: Built): boolean {
+  // Whether an answer built at these revisions still holds.
+  private holds({ query, revision, segmentsRevision }: Pick<Built, 'query' | 'revision' | 'segmentsRevision'>): boolean {
     const revisions = this.source.revisions
-    return built.revision === revisions.revisionFor(built.query.projects, built.environment) && (!built.inline || built.segmentsRevision === revisions.segments())
+    return revision === revisions.revisionFor(query.projects, query.environment) && (!query.inlineSegmentConstraints || segmentsRevision === revisions.segments())
   }
 
   private restored(scope: KeptScope, reader: KeptReader): Built | undefined {
     const { key, query, names, features: range } = scope
-    if (key !== cacheKey(query)) return undefined
+    if (key !== cacheKey(query) || !this.holds(scope)) return undefined
     const revisions = this.source.revisions
     const segmentsRevision = revisions.segments()
-    const revision = revisions.revisionFor(query.projects, query.environment)
-    if (scope.revision !== revision || (query.inlineSegmentConstraints && scope.segmentsRevision !== segmentsRevision)) return undefined
+    const revision = scope.revision
     const [bodyAt, gzipAt, brotliAt, startsAt, endsAt] = scope.sections
     const view = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     const numbers = (bytes: Uint8Array) => new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)
