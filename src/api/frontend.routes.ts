@@ -48,7 +48,7 @@ const notSupported = () => {
 
 // What makes a request's context its own: the request context as sent, and the caller's address when the
 // context names none. Undefined when a session id would be drawn at random: such an answer never repeats.
-const contextKey = (given: { sessionId?: unknown; remoteAddress?: unknown } | undefined, sent: string, remoteAddress: () => string): string | undefined => {
+export const contextKey = (given: { sessionId?: unknown; remoteAddress?: unknown } | undefined, sent: string, remoteAddress: () => string): string | undefined => {
   if (given?.sessionId === undefined || given.sessionId === null) return undefined
   return given.remoteAddress === undefined || given.remoteAddress === null ? `${remoteAddress()}\u0000${sent}` : sent
 }

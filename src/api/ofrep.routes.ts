@@ -9,7 +9,8 @@ import { FrontendAnswers, type FrontendAnswer, type RenderAnswer } from '../read
 import { flagNotFound, ofrepContextFields, ofrepEvaluation, ofrepFactsOf } from '../read/ofrep.js'
 import { ofrepBulkResponse, ofrepEvaluationResponse, ofrepFailureResponse, ofrepRequestSchema, type OfrepEvaluation, type OfrepFailure } from '../schemas/ofrep.js'
 import type { ApiDeps } from './deps.js'
-import { frontendContext } from './frontend.routes.js'
+import { contextKey, frontendContext } from './frontend.routes.js'
+import { locateFeature } from './lookups.js'
 import { recordClientMetrics } from './client.routes.js'
 import * as v from 'valibot'
 
@@ -45,14 +46,6 @@ const parseRequest = (text: string, key?: string): Parsed => {
 const inScopeOf = (principal: Principal) => (principal.projects.includes('*') ? () => true : (project: string) => principal.projects.includes(project))
 
 export const ofrepRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] => {
-  const findFeature = (name: string): Feature | undefined => {
-    for (const project of deps.reads.projects.values()) {
-      const feature = project.features.get(name)
-      if (feature !== undefined) return feature.archived ? undefined : feature
-    }
-    return undefined
-  }
-
   // Every flag in scope, by name, as the frontend API's toggles are ordered.
   const renderBulk: RenderAnswer = (evaluator, context, inScope, scope) => {
     const features: Feature[] = []
@@ -87,19 +80,19 @@ export const ofrepRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] => {
         const key = req.params.key
         const parsed = parseRequest(req.bodyText ?? '', key)
         if (!parsed.ok) return parsed.reply
-        const feature = findFeature(key)
-        if (feature === undefined || !inScopeOf(principal)(feature.project)) return failure(404, flagNotFound(key))
+        const feature = locateFeature(deps, key)
+        if (feature === undefined || feature.archived || !inScopeOf(principal)(feature.project)) return failure(404, flagNotFound(key))
         const fields = ofrepContextFields(parsed.context)
         const context = frontendContext(fields, req.remoteAddress)
         const result = evaluators.for(principal.environment).evaluate(key, context)
         deps.served.evaluations++
-        const now = deps.clock()
+        const now = deps.clock().toISOString()
         recordClientMetrics(deps, req, {
           appName: typeof fields.appName === 'string' ? fields.appName : 'ofrep',
           instanceId: 'ofrep',
           bucket: {
-            start: now.toISOString(),
-            stop: now.toISOString(),
+            start: now,
+            stop: now,
             toggles: { [key]: { yes: result.enabled ? 1 : 0, no: result.enabled ? 0 : 1, variants: result.variant.enabled ? { [result.variant.name]: 1 } : {} } },
           },
         })
@@ -126,8 +119,7 @@ export const ofrepRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] => {
         const fields = ofrepContextFields(parsed.context)
         // As the frontend API: an answer repeats for the same body when it names a session id (else one is
         // drawn at random), and the caller's address is part of it when the context names none.
-        const key = fields.sessionId === undefined ? undefined : fields.remoteAddress === undefined ? `${req.remoteAddress}\u0000${text}` : text
-        return replyOf(req, bulk.answer(principal, key, () => frontendContext(fields, req.remoteAddress)))
+        return replyOf(req, bulk.answer(principal, contextKey(fields, text, () => req.remoteAddress), () => frontendContext(fields, req.remoteAddress)))
       },
     },
   ]

@@ -35,9 +35,9 @@ export const targetOf = (
 // any of its changes): undefined when it replaces nothing (a new strategy, a flag's first dependency) or
 // nothing worth showing (archiving, refused for an archived flag).
 export const replacedBy = (change: Change, environment: string, project: ProjectState | undefined, instance: InstanceState): Replaced | undefined => {
-  const target = targetOf(change, environment, project, instance)
-  const env = change.feature ? project?.features.get(change.feature)?.environments.get(environment) : undefined
-  const dependencies = change.feature ? project?.features.get(change.feature)?.dependencies ?? [] : []
+  const feature = change.feature ? project?.features.get(change.feature) : undefined
+  const env = feature?.environments.get(environment)
+  const dependencies = feature?.dependencies ?? []
   switch (change.action) {
     case 'updateEnabled':
       return env ? { enabled: env.enabled } : undefined
@@ -52,7 +52,7 @@ export const replacedBy = (change: Change, environment: string, project: Project
       return removed.length > 0 ? removed : undefined
     }
     default:
-      return target ?? undefined
+      return targetOf(change, environment, project, instance) ?? undefined
   }
 }
 

@@ -18,7 +18,7 @@ import { createFeatureStrategySchema, tagSchema } from '../schemas/shared.js'
 import { upsertStrategyTypeSchema } from '../schemas/strategy-types.js'
 import { tagTypeSchema } from '../schemas/tags.js'
 import { addDependencySchema, featureVariantsSchema } from '../schemas/variants.js'
-import type { SourceData, SourceFlag } from './unleash-source.js'
+import type { SourceData, SourceFlag, SourceStrategy } from './unleash-source.js'
 
 // The kinds a migration counts, in the order it copies them.
 export const kinds = [
@@ -98,7 +98,7 @@ export const reasonOf = (error: unknown): string => {
   return error instanceof Error ? error.message : String(error)
 }
 
-const strategyInput = (s: SourceFlag['environments'][number]['strategies'][number]) => ({
+const strategyInput = (s: SourceStrategy) => ({
   name: s.name,
   title: s.title ?? null,
   disabled: s.disabled ?? false,

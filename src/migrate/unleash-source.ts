@@ -115,7 +115,7 @@ class SourceError extends Error {
   }
 }
 
-const inParallel = async <T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> => {
+export const inParallel = async <T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> => {
   const results: R[] = new Array(items.length)
   let next = 0
   const lane = async () => {

@@ -13,8 +13,8 @@ import type { CommandMeta } from '../domain/events.js'
 import { emptyInstance } from '../domain/instance-state.js'
 import { lockDataDir } from '../store/data-dir-lock.js'
 import { EventLog } from '../store/log.js'
-import { countOf, kinds, planMigration, reasonOf, type Kind, type NotCopied, type Plan, type Step } from './plan.js'
-import type { SourceData } from './unleash-source.js'
+import { countOf, kinds, planMigration, reasonOf, type Kind, type NotCopied, type Plan, type Step, type TargetStart } from './plan.js'
+import { inParallel, type SourceData } from './unleash-source.js'
 
 export interface MigrationReport {
   from: string
@@ -37,7 +37,7 @@ export const checkEmpty = (dataDir: string): string | undefined => {
 
 export const migrationMeta = (now: string): CommandMeta => ({ now, actor: { name: 'migration', userId: -1337 } })
 
-export const targetStart = () => {
+const targetStart = (): TargetStart => {
   const empty = emptyInstance()
   return {
     strategyTypes: new Set(empty.strategyTypes.keys()),
@@ -47,8 +47,7 @@ export const targetStart = () => {
   }
 }
 
-export const planFor = (source: SourceData, now: string): Plan =>
-  planMigration(source, { meta: migrationMeta(now), start: targetStart(), random: randomSecretPart, newId: randomUUID })
+const planFor = (source: SourceData, meta: CommandMeta): Plan => planMigration(source, { meta, start: targetStart(), random: randomSecretPart, newId: randomUUID })
 
 // Flags in flight at once: their commands meet in the project's group commit.
 const flagLanes = 32
@@ -71,22 +70,16 @@ export const runPlan = async (commands: CommandPort, plan: Plan, say: (line: str
   }
   for (const step of plan.setup) await send(step)
   say(`wrote ${counts.environments} environments, ${counts.projects} projects, ${counts['segments']} segments, ${counts['context fields']} context fields`)
-  let next = 0
   let done = 0
-  const lane = async () => {
-    while (next < plan.flags.length) {
-      const steps = plan.flags[next++]
-      const [create, ...rest] = steps
-      let complete = create !== undefined && (await send(create))
-      for (const step of complete ? rest : []) {
-        // The same rule as the plan's: an environment is not switched on without all its strategies.
-        if (!complete && step.command.type === 'featureEnvironment.toggle') notCopied.push({ kind: step.kind, label: step.label, why: 'left off: an earlier step of this flag was refused' })
-        else complete = (await send(step)) && complete
-      }
-      if (++done % 250 === 0 || done === plan.flags.length) say(`wrote ${done} of ${plan.flags.length} flags`)
+  await inParallel(plan.flags, flagLanes, async ([create, ...rest]) => {
+    let complete = create !== undefined && (await send(create))
+    for (const step of complete ? rest : []) {
+      // The same rule as the plan's: an environment is not switched on without all its strategies.
+      if (!complete && step.command.type === 'featureEnvironment.toggle') notCopied.push({ kind: step.kind, label: step.label, why: 'left off: an earlier step of this flag was refused' })
+      else complete = (await send(step)) && complete
     }
-  }
-  await Promise.all(Array.from({ length: flagLanes }, lane))
+    if (++done % 250 === 0 || done === plan.flags.length) say(`wrote ${done} of ${plan.flags.length} flags`)
+  })
   for (const step of plan.after) await send(step)
   for (const step of plan.access) await send(step)
   const passwords: MigrationReport['passwords'] = []
@@ -108,10 +101,9 @@ export const writeMigration = async (source: SourceData, dataDir: string, say: (
     const registry = new Registry(recover(log), { log, indexKeysOf })
     const dispatcher = new Dispatcher(registry)
     registry.start(new CommitPipeline({}))
-    const now = new Date().toISOString()
-    const meta = migrationMeta(now)
+    const meta = migrationMeta(new Date().toISOString())
     await dispatcher.toInstance({ type: 'migration.record', from: source.url, version: source.version, meta })
-    const result = await runPlan(dispatcher, planFor(source, now), say, meta)
+    const result = await runPlan(dispatcher, planFor(source, meta), say, meta)
     await registry.stop()
     return { from: source.url, version: source.version, ...result, records: log.lastId }
   } finally {
