@@ -1,7 +1,7 @@
-import { Packr, addExtension } from 'msgpackr'
+import { Packr, addExtension } from '../store/msgpack.js'
 import { PersistentMap } from '../domain/immutable.js'
 import { blobBytesPerTransaction, type EventLog, type SnapshotEntry, type SnapshotSet } from '../store/log.js'
-import { afterDecode, blobBytes, blobId, blobSink } from '../store/snapshot-blobs.js'
+import { afterDecode, blobBytes, blobId, blobSink, sharedDecoded } from '../store/snapshot-blobs.js'
 
 // States hold PersistentMaps wherever a map grew large (a project's flags). A snapshot stores one as
 // the names of its chunks, each chunk a blob of its own (store/snapshot-blobs.ts) encoded once per
@@ -57,7 +57,7 @@ const restoredMap = (names: readonly string[]): PersistentMap<unknown, unknown> 
       const chunk = chunkCodec.unpack(blobBytes(name)) as Chunk
       if (!Array.isArray(chunk)) throw new Error(`snapshot blob ${name} is not a chunk`)
       const before = entries.length
-      for (const entry of chunk) if (entry !== undefined && entry !== null) entries.push(entry)
+      for (const entry of chunk) if (entry !== undefined && entry !== null) entries.push(sharedDecoded(entry))
       if (entries.length - before !== (i < names.length - 1 ? chunkSize : chunk.length)) full = false
     })
   } finally {

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { open, type Database, type RootDatabase } from 'lmdb'
-import { Packr } from 'msgpackr'
+import { Packr } from './msgpack.js'
 import { canonicalJson } from './canonical.js'
+import { DecodedStrings } from './decoded-strings.js'
 import { BlobMap, readingBlobs, writingBlobs, type BlobSink, type BlobSource } from './snapshot-blobs.js'
 
 // The store holds records, snapshots and index keys; what they mean is for its callers.
@@ -27,8 +28,8 @@ const snapshotCodec = new Packr({ structuredClone: true, moreTypes: true })
 const encodeEntry = (entry: SnapshotEntry, blobs: BlobSink): Uint8Array =>
   writingBlobs(blobs, () => Uint8Array.from(snapshotCodec.pack({ lastId: entry.lastId, state: entry.state })))
 
-const decodeEntry = (bytes: Uint8Array, blobs: BlobSource): { lastId: number; state: unknown } =>
-  readingBlobs(blobs, () => snapshotCodec.unpack(bytes) as { lastId: number; state: unknown })
+const decodeEntry = (bytes: Uint8Array, blobs: BlobSource, strings: DecodedStrings): { lastId: number; state: unknown } =>
+  readingBlobs(blobs, () => snapshotCodec.unpack(bytes) as { lastId: number; state: unknown }, strings)
 
 // A whole snapshot set as one blob, for carrying it off the machine (read replicas restore from it):
 // its entries, each encoded on its own, and every blob they reference (taken from `stored` where it
@@ -45,7 +46,8 @@ export const decodeSnapshotSet = (format: number, bytes: Uint8Array): SnapshotEn
     if (set.format !== format || !Array.isArray(set.entries) || !Array.isArray(set.blobs)) return undefined
     const blobs = new BlobMap()
     for (const [id, blob] of set.blobs) blobs.put(id, blob)
-    return set.entries.map(({ key, bytes: entry }) => ({ key, ...decodeEntry(entry, blobs) }))
+    const strings = new DecodedStrings()
+    return set.entries.map(({ key, bytes: entry }) => ({ key, ...decodeEntry(entry, blobs, strings) }))
   } catch {
     return undefined
   }
@@ -435,11 +437,12 @@ export class EventLog {
       const manifest = snapshotCodec.unpack(manifestBytes) as { format: number; keys: string[] }
       if (manifest.format !== format) return undefined
       const blobs: BlobSource = { get: (id) => this.blobs.get(id) }
+      const strings = new DecodedStrings()
       const entries: SnapshotEntry[] = []
       for (const key of manifest.keys) {
         const bytes = this.snapshots.get(key)
         if (!bytes) return undefined
-        const { lastId, state } = decodeEntry(bytes, blobs)
+        const { lastId, state } = decodeEntry(bytes, blobs, strings)
         if (!Number.isSafeInteger(lastId) || lastId > this.lastId) return undefined
         entries.push({ key, lastId, state })
       }

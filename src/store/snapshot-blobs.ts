@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { DecodedStrings } from './decoded-strings.js'
 
 // Large parts of a snapshot set that rarely change all at once (the chunks of a persistent map) are
 // stored as blobs of their own, named by the hash of their bytes, and an entry holds only their names:
@@ -35,21 +36,31 @@ export const writingBlobs = <T>(to: BlobSink, encode: () => T): T => {
 // A decode's extensions may leave work for after it (afterDecode): what they do then is not a nested
 // decode, which msgpackr pays for with a copy of the whole outer buffer.
 let settling: ((value: unknown) => unknown)[] | undefined
+let strings: DecodedStrings | undefined
 
-export const readingBlobs = <T>(from: BlobSource, decode: () => T): T => {
+// A decoded value shares its repeated strings with what the same `shared` decoded before it (a restore
+// passes one for all its entries); chunks, decoded in its settling, share theirs through sharedDecoded.
+export const readingBlobs = <T>(from: BlobSource, decode: () => T, shared = new DecodedStrings()): T => {
   const outer = source
   const outerSettling = settling
+  const outerStrings = strings
   source = from
   settling = []
+  strings = shared
   try {
     let value: unknown = decode()
     for (const settle of settling) value = settle(value)
-    return value as T
+    return shared.share(value, false) as T
   } finally {
     source = outer
     settling = outerSettling
+    strings = outerStrings
   }
 }
+
+// An immutable part of the value being decoded (a chunk's entries), with its repeated strings and its
+// empty lists shared.
+export const sharedDecoded = <T>(value: T): T => (strings ? (strings.share(value, true) as T) : value)
 
 // Runs `settle` over the decoded value (once per decode, however often it is asked for) once the decode
 // has returned; what it returns replaces the value.
