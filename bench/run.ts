@@ -537,24 +537,29 @@ interface RestartReport {
   flags: number
   stopMs: number
   start: Omit<TimedStart, 'server'>
-  // After two full collections: an empty server's, ours after the restart, and after one frontend request
-  // (the evaluator compiled for the environment).
-  memory: { empty: MemoryReport; restarted: MemoryReport; withEvaluator: MemoryReport }
+  // After two full collections: ours before the stop (seeded and served through the API), an empty
+  // server's, ours right after the restart's first answer, the same once idle (V8 gives back the young
+  // generation that the start-up's decode grew when it sees the server idle, some 20-40 s on), and
+  // after one frontend request (the evaluator compiled for the environment).
+  memory: { beforeStop: MemoryReport | undefined; empty: MemoryReport; restarted: MemoryReport; settled: MemoryReport; withEvaluator: MemoryReport }
+  settledAfterMs: number
   heapBytesPerFlag: number
   heapBytesPerFlagWithEvaluator: number
   loadAverage: number[]
 }
 
 const MiB = 2 ** 20
+const youngMiB = (report: MemoryReport) => (report.spaces.new_space ?? 0) / MiB
 
 // Stops our server cleanly (the snapshot set is written), measures an empty server's memory on its own data
 // directory for reference, then starts ours again on its data with the memory probe; it replaces ours
 // in `servers` for the cases after it.
-const restartStep = async (subject: Server, servers: Server[], ours: FlagServerOptions): Promise<[Server, RestartReport]> => {
+const restartStep = async (subject: Server, servers: Server[], ours: FlagServerOptions, probed: ChildServer | undefined): Promise<[Server, RestartReport]> => {
   // A server with SDKs has answered a poll since its last change (the cases before may have written):
   // one poll, as an SDK's, so that the stop finds its answers current, as it would in service.
   const poll = await fetch(`http://${subject.host}:${subject.port}/api/client/features`, { headers: sdkHeaders })
   await poll.arrayBuffer()
+  const beforeStop = probed && probed.pid === subject.pid ? await memoryReport(probed) : undefined
   progress(`restart: stopping our server at ${thousands(FLAGS)} flags cleanly ...`)
   const stopBegan = performance.now()
   await subject.stop()
@@ -571,6 +576,14 @@ const restartStep = async (subject: Server, servers: Server[], ours: FlagServerO
   progress(`restart: starting our server on its ${thousands(FLAGS)} flags ...`)
   const { server, ...start } = await startTimed({ script: flagServerScript(ours), env: flagServerEnv(ours, ours.dataDir!), nodeArgs: [...probeArgs, ...(ours.nodeArgs ?? [])], clientToken })
   const restarted = await memoryReport(server)
+  progress('restart: waiting for the server to settle (its young generation given back, at most 90 s) ...')
+  const settleBegan = performance.now()
+  let settled = restarted
+  while (youngMiB(settled) > 4 && performance.now() - settleBegan < 90_000) {
+    await new Promise((resolve) => setTimeout(resolve, 10_000))
+    settled = await memoryReport(server)
+  }
+  const settledAfterMs = performance.now() - settleBegan
   const frontend = await fetch(`${server.url}/api/frontend`, { method: 'POST', headers: { authorization: frontendToken, 'content-type': 'application/json' }, body: JSON.stringify({ context }) })
   await frontend.arrayBuffer()
   if (frontend.status !== 200) throw new Error(`POST /api/frontend after the restart: ${frontend.status}`)
@@ -580,13 +593,24 @@ const restartStep = async (subject: Server, servers: Server[], ours: FlagServerO
   const perFlag = (report: MemoryReport) => (report.heapUsed - empty.heapUsed) / FLAGS
   return [
     restartedServer,
-    { flags: FLAGS, stopMs, start, memory: { empty, restarted, withEvaluator }, heapBytesPerFlag: perFlag(restarted), heapBytesPerFlagWithEvaluator: perFlag(withEvaluator), loadAverage: os.loadavg() },
+    { flags: FLAGS, stopMs, start, memory: { beforeStop, empty, restarted, settled, withEvaluator }, settledAfterMs, heapBytesPerFlag: perFlag(restarted), heapBytesPerFlagWithEvaluator: perFlag(withEvaluator), loadAverage: os.loadavg() },
   ]
 }
 
 const describeRestart = (r: RestartReport) => {
   const s = (ms: number) => fixed(ms / 1000, 2)
-  const row = (label: string, m: MemoryReport, perFlag: string) => [label, fixed(m.rss / MiB, 0), fixed(m.rssAnon / MiB, 0), fixed(m.rssFile / MiB, 0), fixed(m.heapUsed / MiB, 0), perFlag, fixed(m.arrayBuffers / MiB, 0)]
+  const row = (label: string, m: MemoryReport, perFlag: string) => [
+    label,
+    fixed(m.rss / MiB, 0),
+    fixed(m.rssAnon / MiB, 0),
+    fixed(m.rssFile / MiB, 0),
+    fixed(m.heapUsed / MiB, 0),
+    fixed(m.heapTotal / MiB, 0),
+    fixed(youngMiB(m), 0),
+    perFlag,
+    fixed(m.arrayBuffers / MiB, 0),
+  ]
+  const perFlag = (m: MemoryReport) => fixed((m.heapUsed - r.memory.empty.heapUsed) / r.flags, 0)
   return [
     `restart at ${thousands(r.flags)} flags (load ${r.loadAverage.map((l) => fixed(l, 2)).join(' ')}): clean stop ${s(r.stopMs)} s; ` +
       `${s(r.start.firstFeaturesMs)} s to the first client features (${s(r.start.listeningMs)} s to listening, ${s(r.start.headersMs)} s to its headers; ` +
@@ -594,10 +618,12 @@ const describeRestart = (r: RestartReport) => {
     r.start.startUpLine,
     '',
     formatTable(
-      ['memory after full GC', 'RSS MiB', 'anon MiB', 'file MiB', 'heap used MiB', 'heap B/flag', 'buffers MiB'],
+      ['memory after full GC', 'RSS MiB', 'anon MiB', 'file MiB', 'heap used MiB', 'heap committed MiB', 'of it young gen MiB', 'heap B/flag', 'buffers MiB'],
       [
+        ...(r.memory.beforeStop ? [row('before the stop (seeded through the API, served)', r.memory.beforeStop, perFlag(r.memory.beforeStop))] : []),
         row('empty server', r.memory.empty, '-'),
-        row('after the restart', r.memory.restarted, fixed(r.heapBytesPerFlag, 0)),
+        row('after the restart (at its first answer)', r.memory.restarted, fixed(r.heapBytesPerFlag, 0)),
+        row(`the same, settled (${s(r.settledAfterMs)} s later, idle)`, r.memory.settled, perFlag(r.memory.settled)),
         row('+ one frontend request (evaluator compiled)', r.memory.withEvaluator, fixed(r.heapBytesPerFlagWithEvaluator, 0)),
       ],
     ),
@@ -634,6 +660,7 @@ const main = async () => {
   let ours: FlagServerOptions | undefined
   let dataRoot: string | undefined
   let restart: RestartReport | undefined
+  let probed: ChildServer | undefined
   try {
     if (httpSelected.length > 0) {
       let subject: Server
@@ -657,7 +684,9 @@ const main = async () => {
         // BENCH_SERVER_MAIN: another build's dist/src/main.js (an older commit's, say), measured by this harness.
         const script = process.env.BENCH_SERVER_MAIN ? path.resolve(process.env.BENCH_SERVER_MAIN) : undefined
         ours = { adminToken, clientToken, env, nodeArgs, dataDir: path.join(dataRoot, 'data'), script }
-        subject = fromChild('ours', await startFlagServer(ours))
+        // With the memory probe where the restart step will ask for its memory before the stop.
+        probed = await startFlagServer(has('restart') ? { ...ours, nodeArgs: [...probeArgs, ...nodeArgs] } : ours)
+        subject = fromChild('ours', probed)
       }
       servers.push(subject)
       const baseUrl = `http://${subject.host}:${subject.port}${subject.base}`
@@ -685,7 +714,7 @@ const main = async () => {
       const steps = httpCases.reduce((n, c) => n + (c.baseline ? 2 : 1) * ROUNDS, 0)
       let step = 0
       for (const c of httpCases) {
-        if (c.name === 'creates' && has('restart') && ours) [subject, restart] = await restartStep(subject, servers, ours)
+        if (c.name === 'creates' && has('restart') && ours) [subject, restart] = await restartStep(subject, servers, ours, probed)
         const against = c.baseline ? servers : [subject]
         const runs = against.map(() => newRun())
         for (let round = 0; round < ROUNDS; round++) {
@@ -697,7 +726,7 @@ const main = async () => {
         }
         against.forEach((server, i) => results.push(summarise(c, server, runs[i])))
       }
-      if (has('restart') && !has('creates') && ours) [subject, restart] = await restartStep(subject, servers, ours)
+      if (has('restart') && !has('creates') && ours) [subject, restart] = await restartStep(subject, servers, ours, probed)
     }
   } finally {
     endProgress()

@@ -3,6 +3,7 @@
 // the last report. Nothing in the server knows of it.
 import { readFileSync } from 'node:fs'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { getHeapSpaceStatistics } from 'node:v8'
 
 export interface MemoryReport {
   rss: number
@@ -17,6 +18,8 @@ export interface MemoryReport {
   // The event loop's longest block and its 99th percentile since the last report (5 ms resolution).
   maxBlockMs: number
   p99BlockMs: number
+  // Each V8 heap space's committed bytes (new space: the young generation, resident even when empty).
+  spaces: Record<string, number>
 }
 
 const delay = monitorEventLoopDelay({ resolution: 5 })
@@ -47,6 +50,7 @@ process.on('SIGUSR2', () => {
     rssFile: kB('RssFile') + kB('RssShmem'),
     maxBlockMs,
     p99BlockMs,
+    spaces: Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, space.physical_space_size])),
   }
   process.stderr.write(`memory-probe ${JSON.stringify(report)}\n`)
 })
