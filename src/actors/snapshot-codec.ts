@@ -1,4 +1,4 @@
-import { Packr, addExtension } from '../store/msgpack.js'
+import { Packr, addExtension } from 'msgpackr'
 import { PersistentMap } from '../domain/immutable.js'
 import { blobBytesPerTransaction, type EventLog, type SnapshotEntry, type SnapshotSet } from '../store/log.js'
 import { afterDecode, blobBytes, blobId, blobSink, sharedDecoded } from '../store/snapshot-blobs.js'

@@ -1,7 +1,7 @@
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node'
 import { DeliverPolicy, JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager, StorageType, type JetStreamManager } from '@nats-io/jetstream'
 import { Objm, type ObjectStore } from '@nats-io/obj'
-import { Packr } from './msgpack.js'
+import { Packr } from 'msgpackr'
 import type { StoredRecord } from './log.js'
 
 // The committed log carried to read replicas on a NATS JetStream stream. A record is published with

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { open, type Database, type RootDatabase } from 'lmdb'
-import { Packr } from './msgpack.js'
+import { Packr } from 'msgpackr'
 import { canonicalJson } from './canonical.js'
 import { DecodedStrings } from './decoded-strings.js'
 import { BlobMap, readingBlobs, writingBlobs, type BlobSink, type BlobSource } from './snapshot-blobs.js'

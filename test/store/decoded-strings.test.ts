@@ -67,3 +67,13 @@ t.test('objects of other classes are left as they are, a subclass of Map too', a
   t.equal(shared.kept, kept)
   t.ok(shared.kept instanceof Kept)
 })
+
+t.test('texts that name object machinery (__proto__, constructor, toString, 0) are held and returned like any other', async (t) => {
+  const strings = new DecodedStrings()
+  const texts = ['__proto__', 'constructor', 'toString', '0', '4294967295']
+  const value = { list: [...texts, ...texts] }
+  const shared = strings.share(value, false) as typeof value
+  t.same(shared.list, [...texts, ...texts])
+  t.equal(strings.size, texts.length)
+  t.equal(Object.getPrototypeOf(shared), Object.prototype)
+})
