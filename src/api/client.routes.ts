@@ -4,7 +4,7 @@ import type { Principal, Reply, Request, Route } from '../http/types.js'
 import { compressedCopy, type ClientPayload, type ClientQuery } from '../read/client-features.js'
 import { secretFrom, wrongTokenType } from '../http/auth.js'
 import { fixedHeaders } from '../http/fixed-headers.js'
-import type { Delta } from '../read/client-deltas.js'
+import { deltaBytes, type Delta } from '../read/client-deltas.js'
 import { keepAlive } from '../read/client-streams.js'
 import { clientBulkMetricsSchema, clientMetricsSchema, clientRegisterSchema, type ClientMetrics, type ClientRegister } from '../schemas/client.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
@@ -166,7 +166,7 @@ const revisionFromEtag = (header: string | undefined): number | undefined => {
 const deltaBodies = new WeakMap<Delta, Buffer>()
 const deltaBody = (delta: Delta): Buffer => {
   let body = deltaBodies.get(delta)
-  if (!body) deltaBodies.set(delta, (body = Buffer.from(`{"events":[${delta.events}]}`)))
+  if (!body) deltaBodies.set(delta, (body = deltaBytes(delta, '{"events":[', ']}')))
   return body
 }
 

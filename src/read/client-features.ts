@@ -382,11 +382,12 @@ export class ClientFeatures {
     }
   }
 
-  // The query's flags and the segments they use, as JSON array texts: the body's parts, shared by the
-  // delta API and the streams so that both serve exactly what /api/client/features does.
-  parts(query: ClientQuery): { features: string; segments: string } {
+  // The query's flags (a view of the body's bytes) and the segments they use (text), as JSON arrays:
+  // the body's parts, shared by the delta API and the streams so that both serve exactly what
+  // /api/client/features does.
+  parts(query: ClientQuery): { features: Buffer; segments: string } {
     const built = this.current(query)
-    return { features: built.payload.body.toString('utf8', built.features[0], built.features[1]), segments: built.segments }
+    return { features: built.payload.body.subarray(built.features[0], built.features[1]), segments: built.segments }
   }
 
   // One flag as the query's SDKs see it, or undefined when the query does not select it.

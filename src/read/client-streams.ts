@@ -1,7 +1,7 @@
 import type { EventRecord } from '../domain/events.js'
 import type { OpenStream, Principal } from '../http/types.js'
 import { cacheKey, type ClientQuery } from './client-features.js'
-import type { ClientDeltas, Delta } from './client-deltas.js'
+import { deltaBytes, hasEvents, type ClientDeltas, type Delta } from './client-deltas.js'
 
 // What the streams read: the delta read model's three questions.
 export type DeltaReader = Pick<ClientDeltas, 'revisionFor' | 'hydration' | 'since'>
@@ -133,7 +133,7 @@ export class ClientStreams {
       if (revision === group.revision) continue
       const delta = this.deltas.since(group.query, group.revision)
       group.revision = revision
-      if (!delta.hydration && delta.events === '') continue
+      if (!hasEvents(delta)) continue
       const bytes = this.frame('unleash-updated', delta)
       for (const connection of group.connections) this.send(connection, bytes, delta.revision)
     }
@@ -172,7 +172,7 @@ export class ClientStreams {
   private frame(event: FrameEvent, delta: Delta): Buffer {
     const made = this.frames[event]
     let bytes = made.get(delta)
-    if (!bytes) made.set(delta, (bytes = Buffer.from(`event: ${event}\nid: ${delta.revision}\ndata: {"events":[${delta.events}]}\n\n`)))
+    if (!bytes) made.set(delta, (bytes = deltaBytes(delta, `event: ${event}\nid: ${delta.revision}\ndata: {"events":[`, ']}\n\n')))
     return bytes
   }
 
@@ -196,7 +196,7 @@ export class ClientStreams {
     const query = connection.group.query
     const delta = connection.needsHydration ? this.deltas.hydration(query) : this.deltas.since(query, since)
     connection.needsHydration = false
-    if (!delta.hydration && delta.events === '') return
+    if (!hasEvents(delta)) return
     this.send(connection, this.frame('unleash-updated', delta), delta.revision)
   }
 
