@@ -14,7 +14,7 @@ import { uwsBuild } from '../src/http/uws.js'
 import { AdminApi } from './lib/admin-api.js'
 import { flagServerEnv, flagServerScript, startChildServer, startConstantServer, startFlagServer, tempDir, type ChildServer, type ConstantRoute, type FlagServerOptions } from './lib/child-server.js'
 import type { MemoryReport } from './lib/memory-probe.js'
-import { memoryReport, probeArgs, startTimed, type TimedStart } from './lib/restart.js'
+import { memoryColumns, memoryReport, memoryRow, probeArgs, startTimed, youngGenerationMiB, type TimedStart } from './lib/restart.js'
 import { fixed, formatTable, ratio, thousands } from './lib/format-table.js'
 import { LatencyHistogram } from './lib/latency-histogram.js'
 import { machineInfo, sampleMachineCpu, sampleProcess, describeMachine } from './lib/machine-info.js'
@@ -549,7 +549,6 @@ interface RestartReport {
 }
 
 const MiB = 2 ** 20
-const youngMiB = (report: MemoryReport) => (report.spaces.new_space ?? 0) / MiB
 
 // Stops our server cleanly (the snapshot set is written), measures an empty server's memory on its own data
 // directory for reference, then starts ours again on its data with the memory probe; it replaces ours
@@ -579,7 +578,7 @@ const restartStep = async (subject: Server, servers: Server[], ours: FlagServerO
   progress('restart: waiting for the server to settle (its young generation given back, at most 90 s) ...')
   const settleBegan = performance.now()
   let settled = restarted
-  while (youngMiB(settled) > 4 && performance.now() - settleBegan < 90_000) {
+  while (youngGenerationMiB(settled) > 4 && performance.now() - settleBegan < 90_000) {
     await new Promise((resolve) => setTimeout(resolve, 10_000))
     settled = await memoryReport(server)
   }
@@ -599,17 +598,6 @@ const restartStep = async (subject: Server, servers: Server[], ours: FlagServerO
 
 const describeRestart = (r: RestartReport) => {
   const s = (ms: number) => fixed(ms / 1000, 2)
-  const row = (label: string, m: MemoryReport, perFlag: string) => [
-    label,
-    fixed(m.rss / MiB, 0),
-    fixed(m.rssAnon / MiB, 0),
-    fixed(m.rssFile / MiB, 0),
-    fixed(m.heapUsed / MiB, 0),
-    fixed(m.heapTotal / MiB, 0),
-    fixed(youngMiB(m), 0),
-    perFlag,
-    fixed(m.arrayBuffers / MiB, 0),
-  ]
   const perFlag = (m: MemoryReport) => fixed((m.heapUsed - r.memory.empty.heapUsed) / r.flags, 0)
   return [
     `restart at ${thousands(r.flags)} flags (load ${r.loadAverage.map((l) => fixed(l, 2)).join(' ')}): clean stop ${s(r.stopMs)} s; ` +
@@ -618,13 +606,13 @@ const describeRestart = (r: RestartReport) => {
     r.start.startUpLine,
     '',
     formatTable(
-      ['memory after full GC', 'RSS MiB', 'anon MiB', 'file MiB', 'heap used MiB', 'heap committed MiB', 'of it young gen MiB', 'heap B/flag', 'buffers MiB'],
+      ['memory after full GC', ...memoryColumns],
       [
-        ...(r.memory.beforeStop ? [row('before the stop (seeded through the API, served)', r.memory.beforeStop, perFlag(r.memory.beforeStop))] : []),
-        row('empty server', r.memory.empty, '-'),
-        row('after the restart (at its first answer)', r.memory.restarted, fixed(r.heapBytesPerFlag, 0)),
-        row(`the same, settled (${s(r.settledAfterMs)} s later, idle)`, r.memory.settled, perFlag(r.memory.settled)),
-        row('+ one frontend request (evaluator compiled)', r.memory.withEvaluator, fixed(r.heapBytesPerFlagWithEvaluator, 0)),
+        ...(r.memory.beforeStop ? [memoryRow('before the stop (seeded through the API, served)', r.memory.beforeStop, perFlag(r.memory.beforeStop))] : []),
+        memoryRow('empty server', r.memory.empty, '-'),
+        memoryRow('after the restart (at its first answer)', r.memory.restarted, fixed(r.heapBytesPerFlag, 0)),
+        memoryRow(`the same, settled (${s(r.settledAfterMs)} s later, idle)`, r.memory.settled, perFlag(r.memory.settled)),
+        memoryRow('+ one frontend request (evaluator compiled)', r.memory.withEvaluator, fixed(r.heapBytesPerFlagWithEvaluator, 0)),
       ],
     ),
   ].join('\n')

@@ -14,7 +14,8 @@ interface Report {
   seeding: { batchP50Ms?: number; lastFifthP50Ms?: number; serverCpuMsPerBatch?: number } | null
   restart: {
     start: { firstFeaturesMs: number; headersMs: number }
-    memory: { restarted: { rss: number; heapUsed: number }; withEvaluator: { rss: number; heapUsed: number } }
+    // `settled` since the sixth session's runs.
+    memory: { restarted: { rss: number; heapUsed: number }; settled?: { rss: number }; withEvaluator: { rss: number; heapUsed: number } }
     heapBytesPerFlag: number
     heapBytesPerFlagWithEvaluator: number
   } | null
@@ -34,13 +35,13 @@ const ours = (report: Report, name: string) => report.http.find((r) => r.case ==
 const bare = (report: Report, name: string) => report.http.find((r) => r.case === name && r.server === 'bare uWS')
 const caseNames = [...new Set(reports.flatMap((r) => r.http.filter((h) => h.server === 'ours').map((h) => h.case)))]
 
-const columns = ['flags', 'load avg (1 min)', 'import ms/1,000 (p50, last fifth)', 'restart s (headers)', 'RSS MiB after restart', 'heap B/flag (+ evaluator)', 'eval ns']
+const columns = ['flags', 'load avg (1 min)', 'import ms/1,000 (p50, last fifth)', 'restart s (headers)', 'RSS MiB after restart (settled)', 'heap B/flag (+ evaluator)', 'eval ns']
 const rows = reports.map((r) => [
   thousands(r.options.flags),
   fixed(r.machine.loadAverage[0], 1),
   r.seeding?.lastFifthP50Ms === undefined ? '-' : fixed(r.seeding.lastFifthP50Ms, 0),
   r.restart ? `${fixed(r.restart.start.firstFeaturesMs / 1000, 2)} (${fixed(r.restart.start.headersMs / 1000, 2)})` : '-',
-  r.restart ? fixed(r.restart.memory.restarted.rss / MiB, 0) : '-',
+  r.restart ? `${fixed(r.restart.memory.restarted.rss / MiB, 0)} (${r.restart.memory.settled ? fixed(r.restart.memory.settled.rss / MiB, 0) : '-'})` : '-',
   r.restart ? `${thousands(r.restart.heapBytesPerFlag)} (${thousands(r.restart.heapBytesPerFlagWithEvaluator)})` : '-',
   fixed(r.eval?.engines.find((e) => e.label.startsWith('ours'))?.mean ?? Number.NaN, 0),
 ])

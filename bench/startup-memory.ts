@@ -21,7 +21,7 @@ import { tempDir, type ChildServer } from './lib/child-server.js'
 import { fixed, formatTable, thousands } from './lib/format-table.js'
 import { describeMachine, machineInfo } from './lib/machine-info.js'
 import type { MemoryReport } from './lib/memory-probe.js'
-import { memoryReport, probeArgs, startTimed } from './lib/restart.js'
+import { memoryColumns, memoryReport, memoryRow, probeArgs, startTimed } from './lib/restart.js'
 import { realisticFeatures, registerStrategyTypes, type FeatureFixture } from './lib/realistic-features.js'
 
 const { values: args } = parseArgs({
@@ -193,19 +193,10 @@ const run = async () => {
     await server.stop()
 
     const perFlag = (report: MemoryReport) => (FLAGS > 0 ? fixed((report.heapUsed - empty.heapUsed) / FLAGS, 0) : '-')
-    const row = (label: string, report: MemoryReport) => [
-      label,
-      fixed(report.rss / MiB, 0),
-      fixed(report.rssAnon / MiB, 0),
-      fixed(report.rssFile / MiB, 0),
-      fixed(report.heapTotal / MiB, 0),
-      fixed(report.heapUsed / MiB, 0),
-      perFlag(report),
-      fixed(report.arrayBuffers / MiB, 0),
-    ]
+    const row = (label: string, report: MemoryReport) => memoryRow(label, report, perFlag(report))
     rows.push(row('empty server', empty), row(`${thousands(FLAGS)} flags seeded`, seeded), row('after a clean restart', restarted), row('after SIGKILL and restart', afterKill), row('and one frontend request (evaluator compiled)', withEvaluator))
     say('')
-    say(formatTable(['memory (after full GC)', 'RSS MiB', 'anon MiB', 'file MiB', 'heap total MiB', 'heap used MiB', 'heap B/flag', 'buffers MiB'], rows))
+    say(formatTable(['memory (after full GC)', ...memoryColumns], rows))
     say('')
     say(
       formatTable(

@@ -8,10 +8,32 @@ import { startChildServer, type ChildServer } from './child-server.js'
 import { sampleProcess } from './machine-info.js'
 import { sdkPollHeaders } from './sdk-headers.js'
 import type { MemoryReport } from './memory-probe.js'
+import { fixed } from './format-table.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 // node --expose-gc --import memoryProbe: the server answers SIGUSR2 with a memory report.
 export const probeArgs = ['--expose-gc', '--import', path.join(here, 'memory-probe.js')]
+
+const MiB = 2 ** 20
+
+// The young generation's committed size: V8 keeps what the start-up's decode grew it to until it sees
+// the process idle.
+export const youngGenerationMiB = (report: MemoryReport): number => (report.spaces.new_space ?? 0) / MiB
+
+// A memory report as a table's row (after its label), under memoryColumns; `perFlag` is the heap's bytes
+// per flag beside an empty server's, '-' where there is none.
+export const memoryColumns = ['RSS MiB', 'anon MiB', 'file MiB', 'heap used MiB', 'heap committed MiB', 'of it young gen MiB', 'heap B/flag', 'buffers MiB']
+export const memoryRow = (label: string, m: MemoryReport, perFlag: string): string[] => [
+  label,
+  fixed(m.rss / MiB, 0),
+  fixed(m.rssAnon / MiB, 0),
+  fixed(m.rssFile / MiB, 0),
+  fixed(m.heapUsed / MiB, 0),
+  fixed(m.heapTotal / MiB, 0),
+  fixed(youngGenerationMiB(m), 0),
+  perFlag,
+  fixed(m.arrayBuffers / MiB, 0),
+]
 
 // Asks the probe preloaded in `server` for a report and waits for its line.
 export const memoryReport = async (server: ChildServer): Promise<MemoryReport> => {
