@@ -1,5 +1,5 @@
 import { always, compileConstraint, never, type ContextTest } from './operators.js'
-import { compileStrategyRule, plainRollout, stringParameters, type PlainRollout, type StrategyEnvironment } from './strategies.js'
+import { compileStrategyRule, plainRollout, stringParameters, type StrategyEnvironment } from './strategies.js'
 import type { EvalConstraint, EvalDependency, EvalFeature, EvalResult, EvalSegment, EvalStrategy } from './types.js'
 import { compileVariants, disabledVariant, enabledVariant, type CompiledVariants } from './variants.js'
 
@@ -33,12 +33,9 @@ export interface CompiledStrategy {
   variants: CompiledVariants | undefined
   // Indexed like the strategy's variants.
   variantResults: EvalResult[]
-  // Constraints AND segments AND rule, short-circuiting, in the SDK's order.
-  test: ContextTest
-  // A flexibleRollout of the usual shape (plainRollout): `guard` (its constraints and segments) and then the
-  // bucket of the rollout's numbers decide what `test` does.
-  rollout: PlainRollout | undefined
-  guard: ContextTest
+  // Constraints AND segments AND rule, short-circuiting, in the SDK's order. Only where evaluate() reads it:
+  // an active strategy after the first (the flag's own fields hold the first one's test).
+  test: ContextTest | undefined
 }
 
 export interface CompiledFeature {
@@ -47,16 +44,17 @@ export interface CompiledFeature {
   // How to evaluate it: off (not on in the environment, or no strategy list), one pass over its
   // strategies (no dependencies, at least one active strategy), or the general way.
   mode: EvaluationMode
-  // The first active strategy, when a plain flexibleRollout (PlainRollout): its rollout (0 when not such a
-  // strategy), the prefix's hash state and its constraints' guard, here in the flag's object.
+  // The first active strategy's test, in the flag's object: its constraints and segments (`firstGuard`), then
+  // its rule: when a plain flexibleRollout (PlainRollout), the bucket of its numbers here (firstRollout 0
+  // when not such a strategy), else `firstRule`. Then its variants and their results.
+  firstGuard: ContextTest
   firstRollout: number
+  firstStickiness: string
   firstHashState: number
   firstHashBefore: number
   firstHashHead: number
   firstHashHeadLength: number
-  firstGuard: ContextTest
-  // The first active strategy's test, variants and their results.
-  firstTest: ContextTest
+  firstRule: ContextTest
   firstVariants: CompiledVariants | undefined
   onWithoutVariant: EvalResult
   off: EvalResult
@@ -147,11 +145,23 @@ const allOf = (tests: ContextTest[]): ContextTest => {
   return every(live)
 }
 
+// The tests of a strategy's constraints and then of its segments' constraints (a missing segment's: never).
+const guardTests = (constraintTests: ContextTest[], segments: readonly SegmentReference[]): ContextTest[] => {
+  const tests: ContextTest[] = constraintTests.slice()
+  for (const { segment } of segments) {
+    if (segment === undefined) tests.push(never)
+    else tests.push(...segment.tests)
+  }
+  return tests
+}
+
+// `withTest`: the strategy is active and not the flag's first active one, whose test the flag holds itself.
 const compileStrategy = (
   source: EvalStrategy,
   segmentsById: ReadonlyMap<number, CompiledSegment>,
   env: StrategyEnvironment,
   impressionData: boolean,
+  withTest: boolean,
 ): CompiledStrategy => {
   const parameters = stringParameters(source.parameters)
   const constraintTests = testsOf(source.constraints ?? [])
@@ -164,14 +174,6 @@ const compileStrategy = (
     definitions.length > 0
       ? compileVariants(definitions, `${parameters.groupId}`, definitions[0].stickiness || parameters.stickiness, env.random)
       : undefined
-  const tests: ContextTest[] = constraintTests.slice()
-  for (const { segment } of segments) {
-    if (segment === undefined) tests.push(never)
-    else tests.push(...segment.tests)
-  }
-  const rollout = plainRollout(source.name, parameters)
-  const guard = rollout === undefined ? never : allOf(tests)
-  tests.push(rule ?? never)
   return {
     source,
     parameters,
@@ -181,9 +183,7 @@ const compileStrategy = (
     rule,
     variants,
     variantResults: definitions.length === 0 ? noResults : definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData)),
-    test: allOf(tests),
-    rollout,
-    guard,
+    test: withTest ? allOf([...guardTests(constraintTests, segments), rule ?? never]) : undefined,
   }
 }
 
@@ -193,27 +193,29 @@ export const compileFeature = (
   env: StrategyEnvironment,
 ): CompiledFeature => {
   const impressionData = source.impressionData === true
-  const strategies = (Array.isArray(source.strategies) ? source.strategies : []).map((s) =>
-    compileStrategy(s, segmentsById, env, impressionData),
-  )
+  const sources = Array.isArray(source.strategies) ? source.strategies : []
+  const firstActive = sources.findIndex((s) => s.disabled !== true)
+  const strategies = sources.map((s, i) => compileStrategy(s, segmentsById, env, impressionData, i > firstActive && s.disabled !== true))
   const definitions = Array.isArray(source.variants) ? source.variants : []
   const variants =
     definitions.length > 0 ? compileVariants(definitions, source.name, definitions[0].stickiness ?? undefined, env.random) : undefined
   const projectId = source.project ?? 'default'
   const activeStrategies = strategies.some((s) => s.isDisabled) ? strategies.filter((s) => !s.isDisabled) : strategies
   const dependencies = source.dependencies !== undefined && source.dependencies.length > 0 ? source.dependencies : noDependencies
-  const first = activeStrategies[0]
+  const first = activeStrategies[0] as CompiledStrategy | undefined
+  const rollout = first === undefined ? undefined : plainRollout(first.source.name, first.parameters)
   const live = !!source.enabled && Array.isArray(source.strategies)
   const segmentIds = strategies.some((s) => s.segments.length > 0) ? [...new Set(strategies.flatMap((s) => s.segments.map((ref) => ref.id)))] : noIds
   return {
     mode: !live ? EvaluationMode.Off : dependencies.length === 0 && first !== undefined ? EvaluationMode.Strategies : EvaluationMode.General,
-    firstRollout: first?.rollout?.rollout ?? 0,
-    firstHashState: first?.rollout?.state ?? 0,
-    firstHashBefore: first?.rollout?.before ?? 0,
-    firstHashHead: first?.rollout?.head ?? 0,
-    firstHashHeadLength: first?.rollout?.headLength ?? 0,
-    firstGuard: first?.guard ?? never,
-    firstTest: first?.test ?? never,
+    firstGuard: first === undefined ? never : allOf(guardTests(first.constraintTests, first.segments)),
+    firstRollout: rollout?.rollout ?? 0,
+    firstStickiness: rollout?.stickiness ?? '',
+    firstHashState: rollout?.state ?? 0,
+    firstHashBefore: rollout?.before ?? 0,
+    firstHashHead: rollout?.head ?? 0,
+    firstHashHeadLength: rollout?.headLength ?? 0,
+    firstRule: first?.rule ?? never,
     firstVariants: first?.variants,
     onWithoutVariant: impressionData ? onWithImpressions : on,
     off: impressionData ? offWithImpressions : offPlain,

@@ -3,7 +3,7 @@ import { compileFeature, compileSegment, EvaluationMode, toggleTail, type Compil
 import { Utf8Builder } from './utf8-builder.js'
 import { bucketOf } from './hash.js'
 import { explainFeature } from './explain.js'
-import { clockWatch } from './operators.js'
+import { always, clockWatch, valueOf } from './operators.js'
 import type { StrategyEnvironment } from './strategies.js'
 import type { EvalContext, EvalDependency, EvalFeature, EvalResult, EvalSegment, PlaygroundFeature } from './types.js'
 import { disabledVariant } from './variants.js'
@@ -19,14 +19,23 @@ const flagVariant = (feature: CompiledFeature, ctx: EvalContext): EvalResult => 
   return i < 0 ? feature.onWithoutVariant : feature.variantResults[i]
 }
 
-// The first strategy's test; a plain flexibleRollout's from the flag's own fields (the closure only when the
-// context has neither userId nor sessionId and the id is a random number).
+// The first strategy's test from the flag's own fields: its guard, then a plain flexibleRollout's bucket (the
+// rule only when the default stickiness finds neither userId nor sessionId and draws a random id), else its rule.
 const isFirstOn = (feature: CompiledFeature, ctx: EvalContext): boolean => {
+  const guard = feature.firstGuard
+  if (guard !== always && !guard(ctx)) return false
   const rollout = feature.firstRollout
-  if (rollout === 0) return feature.firstTest(ctx)
-  if (!feature.firstGuard(ctx)) return false
-  const id = ctx.userId || ctx.sessionId
-  if (!id) return feature.firstTest(ctx)
+  if (rollout === 0) return feature.firstRule(ctx)
+  const stickiness = feature.firstStickiness
+  let id: unknown
+  if (stickiness === '') {
+    id = ctx.userId || ctx.sessionId
+    if (!id) return feature.firstRule(ctx)
+  } else {
+    id = valueOf(ctx, stickiness)
+    if (!id) return false
+  }
+  if (rollout === 100) return true
   const key = typeof id === 'string' ? id : `${id}`
   return bucketOf(feature.firstHashState, feature.firstHashBefore, feature.firstHashHead, feature.firstHashHeadLength, key, 100) <= rollout
 }
@@ -53,7 +62,7 @@ const evaluateFeature = (feature: CompiledFeature, ctx: EvalContext, features: F
   const strategies = feature.activeStrategies
   for (let s = 1; s < count; s++) {
     const strategy = strategies[s]
-    if (!strategy.test(ctx)) continue
+    if (!strategy.test!(ctx)) continue
     if (strategy.variants !== undefined) {
       const i = strategy.variants.select(ctx)
       if (i >= 0) return strategy.variantResults[i]
