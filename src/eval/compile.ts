@@ -44,10 +44,11 @@ export interface CompiledFeature {
   // How to evaluate it: off (not on in the environment, or no strategy list), one pass over its
   // strategies (no dependencies, at least one active strategy), or the general way.
   mode: EvaluationMode
-  // The first active strategy's test, in the flag's object: its constraints and segments (`firstGuard`), then
-  // its rule: when a plain flexibleRollout (PlainRollout), the bucket of its numbers here (firstRollout 0
+  // The first active strategy's test, in the flag's object: its constraints and segments (`firstGuard` the
+  // first of their tests, `firstGuardRest` the others: no conjunction's closure to reach first), then its rule: when a plain flexibleRollout (PlainRollout), the bucket of its numbers here (firstRollout 0
   // when not such a strategy), else `firstRule`. Then its variants and their results.
   firstGuard: ContextTest
+  firstGuardRest: ContextTest
   firstRollout: number
   firstStickiness: string
   firstHashState: number
@@ -135,6 +136,13 @@ const every = (tests: ContextTest[]): ContextTest => (ctx) => {
   return true
 }
 
+// allOf(tests) as its first test and the conjunction of the others.
+const headAndRest = (tests: ContextTest[]): [ContextTest, ContextTest] => {
+  if (tests.includes(never)) return [never, always]
+  const live = tests.filter((t) => t !== always)
+  return live.length === 0 ? [always, always] : [live[0], allOf(live.slice(1))]
+}
+
 const allOf = (tests: ContextTest[]): ContextTest => {
   if (tests.includes(never)) return never
   const live = tests.filter((t) => t !== always)
@@ -204,11 +212,13 @@ export const compileFeature = (
   const dependencies = source.dependencies !== undefined && source.dependencies.length > 0 ? source.dependencies : noDependencies
   const first = activeStrategies[0] as CompiledStrategy | undefined
   const rollout = first === undefined ? undefined : plainRollout(first.source.name, first.parameters)
+  const [guard, guardRest] = first === undefined ? [never, always] : headAndRest(guardTests(first.constraintTests, first.segments))
   const live = !!source.enabled && Array.isArray(source.strategies)
   const segmentIds = strategies.some((s) => s.segments.length > 0) ? [...new Set(strategies.flatMap((s) => s.segments.map((ref) => ref.id)))] : noIds
   return {
     mode: !live ? EvaluationMode.Off : dependencies.length === 0 && first !== undefined ? EvaluationMode.Strategies : EvaluationMode.General,
-    firstGuard: first === undefined ? never : allOf(guardTests(first.constraintTests, first.segments)),
+    firstGuard: guard,
+    firstGuardRest: guardRest,
     firstRollout: rollout?.rollout ?? 0,
     firstStickiness: rollout?.stickiness ?? '',
     firstHashState: rollout?.state ?? 0,

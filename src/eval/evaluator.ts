@@ -23,7 +23,11 @@ const flagVariant = (feature: CompiledFeature, ctx: EvalContext): EvalResult => 
 // rule only when the default stickiness finds neither userId nor sessionId and draws a random id), else its rule.
 const isFirstOn = (feature: CompiledFeature, ctx: EvalContext): boolean => {
   const guard = feature.firstGuard
-  if (guard !== always && !guard(ctx)) return false
+  if (guard !== always) {
+    if (!guard(ctx)) return false
+    const rest = feature.firstGuardRest
+    if (rest !== always && !rest(ctx)) return false
+  }
   const rollout = feature.firstRollout
   if (rollout === 0) return feature.firstRule(ctx)
   const stickiness = feature.firstStickiness
