@@ -61,15 +61,23 @@ const cleanValues = (values: unknown): string[] =>
 
 const negate = (test: ContextTest): ContextTest => (test === always ? never : test === never ? always : (ctx) => !test(ctx))
 
-const inTest = (field: string, values: string[]): ContextTest => {
-  if (values.length === 0) return never
+// IN, or its negation (NOT_IN, an inverted IN) in the same closure: not a closure around it, which would be one
+// more function and context to reach (issue 26).
+const inTest = (field: string, values: string[], isNegated: boolean): ContextTest => {
+  if (values.length === 0) return isNegated ? always : never
   if (values.length === 1) {
     const only = values[0]
-    return (ctx) => valueOf(ctx, field) === only
+    return isNegated ? (ctx) => valueOf(ctx, field) !== only : (ctx) => valueOf(ctx, field) === only
   }
   // Up to four values in the closure's own context, compared in turn: no Set and table to reach (issue 26).
   if (values.length === 2) {
     const [a, b] = values
+    if (isNegated) {
+      return (ctx) => {
+        const c = valueOf(ctx, field)
+        return c !== a && c !== b
+      }
+    }
     return (ctx) => {
       const c = valueOf(ctx, field)
       return c === a || c === b
@@ -77,6 +85,12 @@ const inTest = (field: string, values: string[]): ContextTest => {
   }
   if (values.length === 3) {
     const [a, b, d] = values
+    if (isNegated) {
+      return (ctx) => {
+        const c = valueOf(ctx, field)
+        return c !== a && c !== b && c !== d
+      }
+    }
     return (ctx) => {
       const c = valueOf(ctx, field)
       return c === a || c === b || c === d
@@ -84,12 +98,24 @@ const inTest = (field: string, values: string[]): ContextTest => {
   }
   if (values.length === 4) {
     const [a, b, d, e] = values
+    if (isNegated) {
+      return (ctx) => {
+        const c = valueOf(ctx, field)
+        return c !== a && c !== b && c !== d && c !== e
+      }
+    }
     return (ctx) => {
       const c = valueOf(ctx, field)
       return c === a || c === b || c === d || c === e
     }
   }
   const set = new Set(values)
+  if (isNegated) {
+    return (ctx) => {
+      const c = valueOf(ctx, field)
+      return c === undefined || !set.has(c)
+    }
+  }
   return (ctx) => {
     const c = valueOf(ctx, field)
     return c !== undefined && set.has(c)
@@ -348,9 +374,8 @@ const operatorTest = (constraint: EvalConstraint): ContextTest | undefined => {
   const field = constraint.contextName
   switch (operator) {
     case 'IN':
-      return inTest(field, cleanValues(constraint.values))
     case 'NOT_IN':
-      return negate(inTest(field, cleanValues(constraint.values)))
+      return inTest(field, cleanValues(constraint.values), (operator === 'NOT_IN') !== (constraint.inverted === true))
     case 'STR_STARTS_WITH':
     case 'STR_ENDS_WITH':
     case 'STR_CONTAINS':
@@ -383,5 +408,7 @@ const operatorTest = (constraint: EvalConstraint): ContextTest | undefined => {
 export const compileConstraint = (constraint: EvalConstraint): ContextTest => {
   const test = operatorTest(constraint)
   if (test === undefined) return never
-  return constraint.inverted ? negate(test) : test
+  // IN and NOT_IN apply `inverted` themselves.
+  const { operator } = constraint
+  return constraint.inverted && operator !== 'IN' && operator !== 'NOT_IN' ? negate(test) : test
 }
