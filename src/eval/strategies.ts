@@ -109,9 +109,7 @@ const gradualRolloutRandom: StrategyCompiler = (parameters, { random }) => {
 }
 
 const userWithId: StrategyCompiler = (parameters) => {
-  const isListed = idList(parameters.userIds)
-  if (isListed === undefined) return never
-  return (ctx) => isListed(ctx.userId)
+  return idList(parameters.userIds, (ctx: EvalContext) => ctx.userId) ?? never
 }
 
 const remoteAddress: StrategyCompiler = (parameters) => {
