@@ -108,8 +108,11 @@ const gradualRolloutRandom: StrategyCompiler = (parameters, { random }) => {
   return () => percentage >= Math.floor(random() * 100) + 1
 }
 
+// One function for every list, so that the lists' test calls one target.
+const userIdOf = (ctx: EvalContext): unknown => ctx.userId
+
 const userWithId: StrategyCompiler = (parameters) => {
-  return idList(parameters.userIds, (ctx: EvalContext) => ctx.userId) ?? never
+  return idList(parameters.userIds, userIdOf) ?? never
 }
 
 const remoteAddress: StrategyCompiler = (parameters) => {
