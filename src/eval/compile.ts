@@ -213,7 +213,10 @@ export const compileFeature = (
   const dependencies = source.dependencies !== undefined && source.dependencies.length > 0 ? source.dependencies : noDependencies
   const first = activeStrategies[0] as CompiledStrategy | undefined
   const rollout = first === undefined ? undefined : plainRollout(first.source.name, first.parameters)
-  const [guard, guardRest] = first === undefined ? [never, always] : headAndRest(guardTests(first.constraintTests, first.segments))
+  // A rule that is never true runs no constraint either, as a conjunction with `never` in it (allOf): a DATE_*
+  // constraint tells the clock watch what it read (observe()).
+  const [guard, guardRest] =
+    first === undefined || (first.rule ?? never) === never ? [never, always] : headAndRest(guardTests(first.constraintTests, first.segments))
   const live = !!source.enabled && Array.isArray(source.strategies)
   const segmentIds = strategies.some((s) => s.segments.length > 0) ? [...new Set(strategies.flatMap((s) => s.segments.map((ref) => ref.id)))] : noIds
   return {

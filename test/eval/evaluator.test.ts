@@ -221,6 +221,20 @@ t.test('observe tells whether evaluations drew a random number and until when th
       { name: 'past', enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2020-01-01T00:00:00.000Z' }] }] },
       { name: 'soon', enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_BEFORE', value: '2024-06-01T00:00:00.000Z' }] }] },
       { name: 'later', enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2025-01-01T00:00:00.000Z' }] }] },
+      {
+        name: 'none',
+        enabled: true,
+        strategies: [
+          { name: 'flexibleRollout', parameters: { rollout: '0', groupId: 'g' }, constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2025-01-01T00:00:00.000Z' }] },
+        ],
+      },
+      {
+        name: 'guarded',
+        enabled: true,
+        strategies: [
+          { name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'g' }, constraints: [{ contextName: 'country', operator: 'IN', values: ['no'] }] },
+        ],
+      },
     ],
     [],
   )
@@ -233,4 +247,16 @@ t.test('observe tells whether evaluations drew a random number and until when th
   const both = evaluator.observe(() => [evaluator.evaluate('later', {}).enabled, evaluator.evaluate('soon', {}).enabled])
   t.same(both, { value: [false, true], random: false, steadyUntil: Date.parse('2024-06-01T00:00:00.000Z') }, 'the nearest date ahead')
   t.same(evaluator.observe(() => evaluator.evaluate('later', {}).enabled).steadyUntil, Date.parse('2025-01-01T00:00:00.000Z'), 'each observation starts afresh')
+  t.same(evaluator.observe(() => evaluator.evaluate('none', {}).enabled), { value: false, random: false, steadyUntil: Infinity }, 'a rollout of 0 reads no constraint, so no clock')
+  t.same(evaluator.observe(() => evaluator.evaluate('guarded', { properties: { country: 'se' } }).enabled).random, false, 'constraints failing: no random draw')
+  let draws = 0
+  const counting = new Evaluator({
+    random: () => {
+      draws++
+      return 0.5
+    },
+  })
+  counting.replaceAll([{ name: 'guarded', enabled: true, strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', groupId: 'g' }, constraints: [{ contextName: 'country', operator: 'IN', values: ['no'] }] }] }], [])
+  counting.evaluate('guarded', { properties: { country: 'no' } })
+  t.equal(draws, 1, 'constraints holding, no userId or sessionId: one random draw')
 })
