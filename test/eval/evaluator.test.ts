@@ -35,6 +35,19 @@ t.test('replaceAll swaps everything; has and featureNames follow', async (t) => 
   t.equal(evaluator.has('b'), true)
 })
 
+t.test('any name is a flag of its own, names an object has by nature and numbers included', async (t) => {
+  const evaluator = new Evaluator()
+  const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', '123', '0', '']
+  evaluator.replaceAll(names.map((name) => ({ name, enabled: true, strategies: [] })), [])
+  for (const name of names) t.equal(evaluator.evaluate(name, {}).enabled, true, JSON.stringify(name))
+  t.equal(evaluator.evaluate('valueOf', {}).enabled, false, 'a name that is not a flag')
+  evaluator.removeFeature('__proto__')
+  evaluator.upsertFeature({ name: '123', enabled: false, strategies: [] })
+  t.equal(evaluator.evaluate('__proto__', {}).enabled, false, 'removed')
+  t.equal(evaluator.evaluate('123', {}).enabled, false, 'replaced')
+  t.same(evaluator.featureNames(), ['constructor', 'toString', 'hasOwnProperty', '123', '0', ''], 'the order the flags came in')
+})
+
 t.test('upsertFeature recompiles one feature and removeFeature drops it', async (t) => {
   const evaluator = new Evaluator()
   evaluator.replaceAll([{ name: 'a', enabled: false, strategies: [] }], [])
