@@ -45,17 +45,6 @@ export const clockWatch = {
   },
 }
 
-// DATE_* compare context.currentTime whatever the contextName says (SDK).
-const currentTimeOf = (ctx: EvalContext, target: number): number => {
-  const t = ctx.currentTime
-  if (!t) {
-    const now = Date.now()
-    if (target >= now && target < clockSteadyUntil) clockSteadyUntil = target
-    return now
-  }
-  return t instanceof Date ? t.getTime() : new Date(t as string).getTime()
-}
-
 const cleanValues = (values: unknown): string[] =>
   Array.isArray(values) ? values.filter((v) => !!v).map((v) => String(v).trim()) : []
 
@@ -208,10 +197,25 @@ const numberTest = (field: string, operator: string, value: unknown): ContextTes
   }
 }
 
+// DATE_* compare context.currentTime whatever the contextName says (SDK), else the clock. Once the clock is past
+// the date it stays past (observe() counts on that too): the test reads it no more (Date.now() is about 50 ns).
 const dateTest = (operator: string, value: unknown): ContextTest => {
   const target = new Date(value as string).getTime()
   if (Number.isNaN(target)) return never
-  return operator === 'DATE_AFTER' ? (ctx) => currentTimeOf(ctx, target) > target : (ctx) => currentTimeOf(ctx, target) < target
+  const isAfter = operator === 'DATE_AFTER'
+  let isClockPast = false
+  return (ctx) => {
+    const t = ctx.currentTime
+    let time: number
+    if (!t) {
+      if (isClockPast) return isAfter
+      time = Date.now()
+      if (time > target) isClockPast = true
+      // The clock can change this result when it reaches the date: until then, it holds.
+      else if (target < clockSteadyUntil) clockSteadyUntil = target
+    } else time = t instanceof Date ? t.getTime() : new Date(t as string).getTime()
+    return isAfter ? time > target : time < target
+  }
 }
 
 const semverOrders: Record<string, (order: number) => boolean> = {
