@@ -1,4 +1,4 @@
-import { always, compileConstraint, never, type ContextTest } from './operators.js'
+import { always, compileConstraint, constraintCost, never, type ContextTest } from './operators.js'
 import { compileStrategyRule, plainRollout, stringParameters, type StrategyEnvironment } from './strategies.js'
 import type { EvalConstraint, EvalDependency, EvalFeature, EvalResult, EvalSegment, EvalStrategy } from './types.js'
 import { compileVariants, disabledVariant, enabledVariant, type CompiledVariants } from './variants.js'
@@ -154,14 +154,31 @@ const allOf = (tests: ContextTest[]): ContextTest => {
   return every(live)
 }
 
-// The tests of a strategy's constraints and then of its segments' constraints (a missing segment's: never).
-const guardTests = (constraintTests: ContextTest[], segments: readonly SegmentReference[]): ContextTest[] => {
-  const tests: ContextTest[] = constraintTests.slice()
+// The tests of a strategy's constraints and then of its segments' constraints (a missing segment's: never), the
+// cheap ones first (constraintCost).
+const guardTests = (constraints: EvalConstraint[], constraintTests: ContextTest[], segments: readonly SegmentReference[]): ContextTest[] => {
+  const tests: { test: ContextTest; cost: number | undefined }[] = constraintTests.map((test, i) => ({ test, cost: constraintCost(constraints[i]) }))
   for (const { segment } of segments) {
-    if (segment === undefined) tests.push(never)
-    else tests.push(...segment.tests)
+    if (segment === undefined) tests.push({ test: never, cost: 0 })
+    else segment.tests.forEach((test, i) => tests.push({ test, cost: constraintCost(segment.constraints[i]) }))
   }
-  return tests
+  // The cheap tests first within each run between DATE_* tests (a stable sort: equal costs keep their order).
+  const ordered: ContextTest[] = []
+  let run: { test: ContextTest; cost: number }[] = []
+  const endRun = (): void => {
+    run.sort((a, b) => a.cost - b.cost)
+    for (const { test } of run) ordered.push(test)
+    run = []
+  }
+  for (const { test, cost } of tests) {
+    if (cost !== undefined) run.push({ test, cost })
+    else {
+      endRun()
+      ordered.push(test)
+    }
+  }
+  endRun()
+  return ordered
 }
 
 // `withTest`: the strategy is active and not the flag's first active one, whose test the flag holds itself.
@@ -192,7 +209,7 @@ const compileStrategy = (
     rule,
     variants,
     variantResults: definitions.length === 0 ? noResults : definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData)),
-    test: withTest ? allOf([...guardTests(constraintTests, segments), rule ?? never]) : undefined,
+    test: withTest ? allOf([...guardTests(source.constraints ?? [], constraintTests, segments), rule ?? never]) : undefined,
   }
 }
 
@@ -216,7 +233,7 @@ export const compileFeature = (
   // A rule that is never true runs no constraint either, as a conjunction with `never` in it (allOf): a DATE_*
   // constraint tells the clock watch what it read (observe()).
   const [guard, guardRest] =
-    first === undefined || (first.rule ?? never) === never ? [never, always] : headAndRest(guardTests(first.constraintTests, first.segments))
+    first === undefined || (first.rule ?? never) === never ? [never, always] : headAndRest(guardTests(first.source.constraints ?? [], first.constraintTests, first.segments))
   const live = !!source.enabled && Array.isArray(source.strategies)
   const segmentIds = strategies.some((s) => s.segments.length > 0) ? [...new Set(strategies.flatMap((s) => s.segments.map((ref) => ref.id)))] : noIds
   return {

@@ -261,6 +261,25 @@ t.test('observe tells whether evaluations drew a random number and until when th
   t.same(both, { value: [false, true], random: false, steadyUntil: Date.parse('2024-06-01T00:00:00.000Z') }, 'the nearest date ahead')
   t.same(evaluator.observe(() => evaluator.evaluate('later', {}).enabled).steadyUntil, Date.parse('2025-01-01T00:00:00.000Z'), 'each observation starts afresh')
   t.same(evaluator.observe(() => evaluator.evaluate('none', {}).enabled), { value: false, random: false, steadyUntil: Infinity }, 'a rollout of 0 reads no constraint, so no clock')
+  const ordered = new Evaluator()
+  const dated = { contextName: 'currentTime', operator: 'DATE_BEFORE', value: '2024-06-01T00:00:00.000Z' }
+  const country = { contextName: 'country', operator: 'IN', values: ['no'] }
+  const email = { contextName: 'email', operator: 'STR_ENDS_WITH', values: ['@example.com'], caseInsensitive: true }
+  ordered.replaceAll(
+    [
+      { name: 'date-first', enabled: true, strategies: [{ name: 'default', constraints: [email, dated, country] }] },
+      { name: 'date-last', enabled: true, strategies: [{ name: 'default', constraints: [email, country, dated] }] },
+    ],
+    [],
+  )
+  const se = { properties: { country: 'se', email: 'a@EXAMPLE.com' } }
+  t.same(
+    ordered.observe(() => ordered.evaluate('date-first', se).enabled),
+    { value: false, random: false, steadyUntil: Date.parse('2024-06-01T00:00:00.000Z') },
+    'cheaper tests run first, but none before a DATE_* test that came before it: its clock reading counts',
+  )
+  t.same(ordered.observe(() => ordered.evaluate('date-last', se).enabled), { value: false, random: false, steadyUntil: Infinity }, 'nor after one that came after it')
+  t.equal(ordered.evaluate('date-first', { properties: { country: 'no', email: 'a@EXAMPLE.com' } }).enabled, true, 'all of them holding')
   t.same(evaluator.observe(() => evaluator.evaluate('guarded', { properties: { country: 'se' } }).enabled).random, false, 'constraints failing: no random draw')
   let draws = 0
   const counting = new Evaluator({
