@@ -6,7 +6,8 @@
 // each flag alone and prints ns per evaluation by kind of flag (where the time goes).
 // BENCH_BASE_EVALUATOR=<another build's dist/src/eval/evaluator.js> with BENCH_ENGINES=ours measures that
 // build's Evaluator beside ours in this process, in the same interleaved rounds (before/after pairs on a busy
-// machine), and checks that both give the same result objects' contents for every evaluation of a round.
+// machine), and checks that both give the same result objects' contents (and observe()'s random and steadyUntil)
+// for every flag over 2,000 contexts.
 // BENCH_PROFILE=<file.cpuprofile> with BENCH_ENGINES=ours profiles the measured rounds alone (V8's sampling
 // profiler every 500 µs, through node:inspector) and prints the self time per function in ns per evaluation.
 import { writeFileSync } from 'node:fs'
@@ -272,7 +273,11 @@ const main = async (): Promise<void> => {
       same.replaceAll(features, segments)
       let differences = 0
       for (const ctx of contexts.slice(0, 2000)) {
-        for (const name of names) if (JSON.stringify(base.evaluate(name, ctx)) !== JSON.stringify(same.evaluate(name, ctx))) differences++
+        for (const name of names) {
+          // The result, and whether it drew a random number and until when its clock readings hold.
+          const before = JSON.stringify(base.observe(() => base.evaluate(name, ctx)))
+          if (before !== JSON.stringify(same.observe(() => same.evaluate(name, ctx)))) differences++
+        }
       }
       console.log(`base and ours over 2,000 contexts x ${FLAGS} flags: ${differences} different results`)
       engines.unshift({ label: 'base  evaluate()  ', engine: (name: string, ctx: EvalContext) => base.evaluate(name, ctx).enabled })
