@@ -45,8 +45,8 @@ export interface CompiledFeature {
   // strategies (no dependencies, at least one active strategy), or the general way.
   mode: EvaluationMode
   // The first active strategy's test, in the flag's object: its constraints and segments (`firstGuard` the
-  // first of their tests, `firstGuardRest` the others: no conjunction's closure to reach first), then its
-  // rule: when a plain flexibleRollout (PlainRollout), the bucket of its numbers here (firstRollout 0 when
+  // first of their tests in guardTests' order, `firstGuardRest` the others: no conjunction's closure to reach
+  // first), then its rule: when a plain flexibleRollout (PlainRollout), the bucket of its numbers here (firstRollout 0 when
   // not such a strategy), else `firstRule`. Then its variants and their results.
   firstGuard: ContextTest
   firstGuardRest: ContextTest
