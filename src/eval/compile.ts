@@ -46,8 +46,8 @@ export interface CompiledFeature {
   mode: EvaluationMode
   // The first active strategy's test, in the flag's object: its constraints and segments (`firstGuard` the
   // first of their tests in guardTests' order, `firstGuardRest` the others: no conjunction's closure to reach
-  // first), then its rule: when a plain flexibleRollout (PlainRollout), the bucket of its numbers here (firstRollout 0 when
-  // not such a strategy), else `firstRule`. Then its variants and their results.
+  // first), then its rule: when a plain flexibleRollout (PlainRollout), the bucket of its numbers here
+  // (firstRollout 0 when not such a strategy), else `firstRule`. Then its variants and their results.
   firstGuard: ContextTest
   firstGuardRest: ContextTest
   firstRollout: number
