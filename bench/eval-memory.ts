@@ -2,6 +2,7 @@
 // server hands them to the evaluator: ids, sort order, empty segment and variant lists), compiled by one
 // Evaluator; heap used after two full collections, before and after, over the flag count. Then the same
 // after one playground answer (explainAll) for every flag, which may keep what it builds.
+// Array buffers: the bytes of typed arrays outside the heap, after compiling.
 // Run: node --expose-gc dist/bench/eval-memory.js [flags, 10000 by default]
 import { Evaluator } from '../src/eval/evaluator.js'
 import type { EvalFeature } from '../src/eval/types.js'
@@ -17,6 +18,8 @@ const heapUsed = (): number => {
   gc()
   return process.memoryUsage().heapUsed
 }
+// Typed arrays past 64 bytes keep their bytes outside the V8 heap (userWithId's id tables).
+const arrayBuffers = (): number => process.memoryUsage().arrayBuffers
 
 const hex = (n: number): string => n.toString(16).padStart(8, '0')
 const features: EvalFeature[] = realisticFeatures(FLAGS).map((f, i) => ({
@@ -40,11 +43,13 @@ const features: EvalFeature[] = realisticFeatures(FLAGS).map((f, i) => ({
 }))
 
 const before = heapUsed()
+const buffersBefore = arrayBuffers()
 const started = process.hrtime.bigint()
 const evaluator = new Evaluator()
 evaluator.replaceAll(features, [])
 const compileMs = Number(process.hrtime.bigint() - started) / 1e6
 const compiled = heapUsed()
+const buffersCompiled = arrayBuffers()
 const context = { userId: 'user-123456', sessionId: 's-1', properties: { tenantId: 'tenant-7', country: 'no' } }
 const linkMaker = (project: string, name: string) => `/projects/${project}/features/${name}/strategies/edit?environmentId=development&strategyId=`
 const out = new Utf8Builder()
@@ -54,7 +59,8 @@ const explained = heapUsed()
 const perFlag = (bytes: number): string => `${Math.round(bytes / FLAGS).toLocaleString('en')} B/flag`
 console.log(
   `${FLAGS} flags: compiled in ${compileMs.toFixed(0)} ms, heap ${perFlag(compiled - before)} (${((compiled - before) / 2 ** 20).toFixed(1)} MiB); ` +
-    `after one playground answer (${(answerBytes / 2 ** 20).toFixed(1)} MB) ${perFlag(explained - before)}`,
+    `after one playground answer (${(answerBytes / 2 ** 20).toFixed(1)} MB) ${perFlag(explained - before)}; ` +
+    `array buffers ${perFlag(buffersCompiled - buffersBefore)}`,
 )
 
 // The playground's answer in process, the same context again and again (as the bench harness's `playground`

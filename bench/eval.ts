@@ -6,8 +6,12 @@
 // each flag alone and prints ns per evaluation by kind of flag (where the time goes).
 // BENCH_BASE_EVALUATOR=<another build's dist/src/eval/evaluator.js> with BENCH_ENGINES=ours measures that
 // build's Evaluator beside ours in this process, in the same interleaved rounds (before/after pairs on a busy
-// machine), and checks that both give the same result objects' contents for every evaluation of a round.
+// machine), and checks that both give the same result objects' contents (and observe()'s random and steadyUntil)
+// for every flag over 2,000 contexts.
+// BENCH_PROFILE=<file.cpuprofile> with BENCH_ENGINES=ours profiles the measured rounds alone (V8's sampling
+// profiler every 500 µs, through node:inspector) and prints the self time per function in ns per evaluation.
 import { writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -15,6 +19,7 @@ import type { Context } from 'unleash-client'
 import { startOfflineSdk } from '../test/helpers/offline-sdk.js'
 import { Evaluator } from '../src/eval/evaluator.js'
 import type { EvalConstraint, EvalContext, EvalFeature, EvalSegment, EvalStrategy, EvalVariant } from '../src/eval/types.js'
+import { formatSummary, summariseProfile } from './lib/profile-summary.js'
 import { mulberry32 } from './lib/seeded-random.js'
 
 const FLAGS = Number(process.env.BENCH_FLAGS || 1000)
@@ -148,7 +153,7 @@ interface Measurement {
 // spreads over all of them instead of landing on whichever ran last.
 const ROUNDS = 10
 
-const measureAll = (engines: { label: string; engine: Engine }[]): Measurement[] => {
+const measureAll = async (engines: { label: string; engine: Engine }[], profile?: string): Promise<Measurement[]> => {
   const batchesPerRound = BATCHES / ROUNDS
   const run = (engine: Engine, first: number, count: number, perBatch?: Float64Array): number => {
     let enabled = 0
@@ -163,6 +168,13 @@ const measureAll = (engines: { label: string; engine: Engine }[]): Measurement[]
   }
   const state = engines.map(() => ({ perBatch: new Float64Array(BATCHES), totalNs: 0, enabled: 0 }))
   engines.forEach(({ engine }) => run(engine, 0, WARMUP_BATCHES))
+  const session = profile === undefined ? undefined : new Session()
+  if (session) {
+    session.connect()
+    await session.post('Profiler.enable')
+    await session.post('Profiler.setSamplingInterval', { interval: 500 })
+    await session.post('Profiler.start')
+  }
   for (let round = 0; round < ROUNDS; round++) {
     engines.forEach(({ engine }, i) => {
       const started = process.hrtime.bigint()
@@ -171,6 +183,13 @@ const measureAll = (engines: { label: string; engine: Engine }[]): Measurement[]
     })
   }
   const evaluations = BATCHES * FLAGS_PER_BATCH
+  if (session && profile !== undefined) {
+    const { profile: taken } = await session.post('Profiler.stop')
+    session.disconnect()
+    writeFileSync(profile, JSON.stringify(taken))
+    console.log(`profile of the measured rounds: ${profile}; self time, ns per evaluation:`)
+    console.log(formatSummary(summariseProfile(profile), 25, (evaluations * engines.length) / 1e6, 'ns'))
+  }
   return engines.map(({ label }, i) => {
     const sorted = Float64Array.from(state[i].perBatch).sort()
     return {
@@ -254,12 +273,16 @@ const main = async (): Promise<void> => {
       same.replaceAll(features, segments)
       let differences = 0
       for (const ctx of contexts.slice(0, 2000)) {
-        for (const name of names) if (JSON.stringify(base.evaluate(name, ctx)) !== JSON.stringify(same.evaluate(name, ctx))) differences++
+        for (const name of names) {
+          // The result, and whether it drew a random number and until when its clock readings hold.
+          const before = JSON.stringify(base.observe(() => base.evaluate(name, ctx)))
+          if (before !== JSON.stringify(same.observe(() => same.evaluate(name, ctx)))) differences++
+        }
       }
       console.log(`base and ours over 2,000 contexts x ${FLAGS} flags: ${differences} different results`)
       engines.unshift({ label: 'base  evaluate()  ', engine: (name: string, ctx: EvalContext) => base.evaluate(name, ctx).enabled })
     }
-    for (const only of measureAll(engines)) {
+    for (const only of await measureAll(engines, process.env.BENCH_PROFILE)) {
       console.log(`${only.label.trim().split(' ')[0]}: ${only.mean.toFixed(0)} ns mean, ${only.p50.toFixed(0)} ns p50, ${only.p99.toFixed(0)} ns p99 (batch), ${only.enabled} enabled`)
     }
     if (process.env.BENCH_BREAKDOWN) breakdown(evaluator)
@@ -269,7 +292,7 @@ const main = async (): Promise<void> => {
   // The SDK keeps the very feature objects it was given, so it adds little here.
   console.log(`unleash-client bootstrapped; heapUsed: ${mb(heapUsed())} (sdk: ${delta(heapUsed() - compiled)})`)
 
-  const results = measureAll([
+  const results = await measureAll([
     ours,
     { label: 'sdk   isEnabled() ', engine: (name, ctx) => sdk.isEnabled(name, ctx as Context) },
     { label: 'sdk   getVariant()', engine: (name, ctx) => sdk.getVariant(name, ctx as Context).feature_enabled === true },

@@ -1,5 +1,5 @@
-import { always, compileConstraint, never, type ContextTest } from './operators.js'
-import { compileStrategyRule, plainRollout, stringParameters, type PlainRollout, type StrategyEnvironment } from './strategies.js'
+import { always, compileConstraint, constraintCost, never, type ContextTest } from './operators.js'
+import { compileStrategyRule, plainRollout, stringParameters, type StrategyEnvironment } from './strategies.js'
 import type { EvalConstraint, EvalDependency, EvalFeature, EvalResult, EvalSegment, EvalStrategy } from './types.js'
 import { compileVariants, disabledVariant, enabledVariant, type CompiledVariants } from './variants.js'
 
@@ -33,12 +33,9 @@ export interface CompiledStrategy {
   variants: CompiledVariants | undefined
   // Indexed like the strategy's variants.
   variantResults: EvalResult[]
-  // Constraints AND segments AND rule, short-circuiting, in the SDK's order.
-  test: ContextTest
-  // A flexibleRollout of the usual shape (plainRollout): `guard` (its constraints and segments) and then the
-  // bucket of the rollout's numbers decide what `test` does.
-  rollout: PlainRollout | undefined
-  guard: ContextTest
+  // Constraints AND segments AND rule, short-circuiting, in the SDK's order. Only where evaluate() reads it:
+  // an active strategy after the first (the flag's own fields hold the first one's test).
+  test: ContextTest | undefined
 }
 
 export interface CompiledFeature {
@@ -47,16 +44,19 @@ export interface CompiledFeature {
   // How to evaluate it: off (not on in the environment, or no strategy list), one pass over its
   // strategies (no dependencies, at least one active strategy), or the general way.
   mode: EvaluationMode
-  // The first active strategy, when a plain flexibleRollout (PlainRollout): its rollout (0 when not such a
-  // strategy), the prefix's hash state and its constraints' guard, here in the flag's object.
+  // The first active strategy's test, in the flag's object: its constraints and segments (`firstGuard` the
+  // first of their tests in guardTests' order, `firstGuardRest` the others: no conjunction's closure to reach
+  // first), then its rule: when a plain flexibleRollout (PlainRollout), the bucket of its numbers here
+  // (firstRollout 0 when not such a strategy), else `firstRule`. Then its variants and their results.
+  firstGuard: ContextTest
+  firstGuardRest: ContextTest
   firstRollout: number
+  firstStickiness: string
   firstHashState: number
   firstHashBefore: number
   firstHashHead: number
   firstHashHeadLength: number
-  firstGuard: ContextTest
-  // The first active strategy's test, variants and their results.
-  firstTest: ContextTest
+  firstRule: ContextTest
   firstVariants: CompiledVariants | undefined
   onWithoutVariant: EvalResult
   off: EvalResult
@@ -137,6 +137,13 @@ const every = (tests: ContextTest[]): ContextTest => (ctx) => {
   return true
 }
 
+// allOf(tests) as its first test and the conjunction of the others.
+const headAndRest = (tests: ContextTest[]): [ContextTest, ContextTest] => {
+  if (tests.includes(never)) return [never, always]
+  const live = tests.filter((t) => t !== always)
+  return live.length === 0 ? [always, always] : [live[0], allOf(live.slice(1))]
+}
+
 const allOf = (tests: ContextTest[]): ContextTest => {
   if (tests.includes(never)) return never
   const live = tests.filter((t) => t !== always)
@@ -147,11 +154,40 @@ const allOf = (tests: ContextTest[]): ContextTest => {
   return every(live)
 }
 
+// The tests of a strategy's constraints and then of its segments' constraints (a missing segment's: never), the
+// cheap ones first (constraintCost).
+const guardTests = (constraints: EvalConstraint[], constraintTests: ContextTest[], segments: readonly SegmentReference[]): ContextTest[] => {
+  const tests: { test: ContextTest; cost: number | undefined }[] = constraintTests.map((test, i) => ({ test, cost: constraintCost(constraints[i]) }))
+  for (const { segment } of segments) {
+    if (segment === undefined) tests.push({ test: never, cost: 0 })
+    else segment.tests.forEach((test, i) => tests.push({ test, cost: constraintCost(segment.constraints[i]) }))
+  }
+  // The cheap tests first within each run between DATE_* tests (a stable sort: equal costs keep their order).
+  const ordered: ContextTest[] = []
+  let run: { test: ContextTest; cost: number }[] = []
+  const endRun = (): void => {
+    run.sort((a, b) => a.cost - b.cost)
+    for (const { test } of run) ordered.push(test)
+    run = []
+  }
+  for (const { test, cost } of tests) {
+    if (cost !== undefined) run.push({ test, cost })
+    else {
+      endRun()
+      ordered.push(test)
+    }
+  }
+  endRun()
+  return ordered
+}
+
+// `withTest`: the strategy is active and not the flag's first active one, whose test the flag holds itself.
 const compileStrategy = (
   source: EvalStrategy,
   segmentsById: ReadonlyMap<number, CompiledSegment>,
   env: StrategyEnvironment,
   impressionData: boolean,
+  withTest: boolean,
 ): CompiledStrategy => {
   const parameters = stringParameters(source.parameters)
   const constraintTests = testsOf(source.constraints ?? [])
@@ -164,14 +200,6 @@ const compileStrategy = (
     definitions.length > 0
       ? compileVariants(definitions, `${parameters.groupId}`, definitions[0].stickiness || parameters.stickiness, env.random)
       : undefined
-  const tests: ContextTest[] = constraintTests.slice()
-  for (const { segment } of segments) {
-    if (segment === undefined) tests.push(never)
-    else tests.push(...segment.tests)
-  }
-  const rollout = plainRollout(source.name, parameters)
-  const guard = rollout === undefined ? never : allOf(tests)
-  tests.push(rule ?? never)
   return {
     source,
     parameters,
@@ -181,9 +209,7 @@ const compileStrategy = (
     rule,
     variants,
     variantResults: definitions.length === 0 ? noResults : definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData)),
-    test: allOf(tests),
-    rollout,
-    guard,
+    test: withTest ? allOf([...guardTests(source.constraints ?? [], constraintTests, segments), rule ?? never]) : undefined,
   }
 }
 
@@ -193,27 +219,34 @@ export const compileFeature = (
   env: StrategyEnvironment,
 ): CompiledFeature => {
   const impressionData = source.impressionData === true
-  const strategies = (Array.isArray(source.strategies) ? source.strategies : []).map((s) =>
-    compileStrategy(s, segmentsById, env, impressionData),
-  )
+  const sources = Array.isArray(source.strategies) ? source.strategies : []
+  const firstActive = sources.findIndex((s) => s.disabled !== true)
+  const strategies = sources.map((s, i) => compileStrategy(s, segmentsById, env, impressionData, i > firstActive && s.disabled !== true))
   const definitions = Array.isArray(source.variants) ? source.variants : []
   const variants =
     definitions.length > 0 ? compileVariants(definitions, source.name, definitions[0].stickiness ?? undefined, env.random) : undefined
   const projectId = source.project ?? 'default'
   const activeStrategies = strategies.some((s) => s.isDisabled) ? strategies.filter((s) => !s.isDisabled) : strategies
   const dependencies = source.dependencies !== undefined && source.dependencies.length > 0 ? source.dependencies : noDependencies
-  const first = activeStrategies[0]
+  const first = activeStrategies[0] as CompiledStrategy | undefined
+  const rollout = first === undefined ? undefined : plainRollout(first.source.name, first.parameters)
+  // A rule that is never true runs no constraint either, as a conjunction with `never` in it (allOf): a DATE_*
+  // constraint tells the clock watch what it read (observe()).
+  const [guard, guardRest] =
+    first === undefined || (first.rule ?? never) === never ? [never, always] : headAndRest(guardTests(first.source.constraints ?? [], first.constraintTests, first.segments))
   const live = !!source.enabled && Array.isArray(source.strategies)
   const segmentIds = strategies.some((s) => s.segments.length > 0) ? [...new Set(strategies.flatMap((s) => s.segments.map((ref) => ref.id)))] : noIds
   return {
     mode: !live ? EvaluationMode.Off : dependencies.length === 0 && first !== undefined ? EvaluationMode.Strategies : EvaluationMode.General,
-    firstRollout: first?.rollout?.rollout ?? 0,
-    firstHashState: first?.rollout?.state ?? 0,
-    firstHashBefore: first?.rollout?.before ?? 0,
-    firstHashHead: first?.rollout?.head ?? 0,
-    firstHashHeadLength: first?.rollout?.headLength ?? 0,
-    firstGuard: first?.guard ?? never,
-    firstTest: first?.test ?? never,
+    firstGuard: guard,
+    firstGuardRest: guardRest,
+    firstRollout: rollout?.rollout ?? 0,
+    firstStickiness: rollout?.stickiness ?? '',
+    firstHashState: rollout?.state ?? 0,
+    firstHashBefore: rollout?.before ?? 0,
+    firstHashHead: rollout?.head ?? 0,
+    firstHashHeadLength: rollout?.headLength ?? 0,
+    firstRule: first?.rule ?? never,
     firstVariants: first?.variants,
     onWithoutVariant: impressionData ? onWithImpressions : on,
     off: impressionData ? offWithImpressions : offPlain,

@@ -45,31 +45,28 @@ export const clockWatch = {
   },
 }
 
-// DATE_* compare context.currentTime whatever the contextName says (SDK).
-const currentTimeOf = (ctx: EvalContext, target: number): number => {
-  const t = ctx.currentTime
-  if (!t) {
-    const now = Date.now()
-    if (target >= now && target < clockSteadyUntil) clockSteadyUntil = target
-    return now
-  }
-  return t instanceof Date ? t.getTime() : new Date(t as string).getTime()
-}
-
 const cleanValues = (values: unknown): string[] =>
   Array.isArray(values) ? values.filter((v) => !!v).map((v) => String(v).trim()) : []
 
 const negate = (test: ContextTest): ContextTest => (test === always ? never : test === never ? always : (ctx) => !test(ctx))
 
-const inTest = (field: string, values: string[]): ContextTest => {
-  if (values.length === 0) return never
+// IN, or its negation (NOT_IN, an inverted IN) in the same closure: not a closure around it, which would be one
+// more function and context to reach (issue 26).
+const inTest = (field: string, values: string[], isNegated: boolean): ContextTest => {
+  if (values.length === 0) return isNegated ? always : never
   if (values.length === 1) {
     const only = values[0]
-    return (ctx) => valueOf(ctx, field) === only
+    return isNegated ? (ctx) => valueOf(ctx, field) !== only : (ctx) => valueOf(ctx, field) === only
   }
   // Up to four values in the closure's own context, compared in turn: no Set and table to reach (issue 26).
   if (values.length === 2) {
     const [a, b] = values
+    if (isNegated) {
+      return (ctx) => {
+        const c = valueOf(ctx, field)
+        return c !== a && c !== b
+      }
+    }
     return (ctx) => {
       const c = valueOf(ctx, field)
       return c === a || c === b
@@ -77,6 +74,12 @@ const inTest = (field: string, values: string[]): ContextTest => {
   }
   if (values.length === 3) {
     const [a, b, d] = values
+    if (isNegated) {
+      return (ctx) => {
+        const c = valueOf(ctx, field)
+        return c !== a && c !== b && c !== d
+      }
+    }
     return (ctx) => {
       const c = valueOf(ctx, field)
       return c === a || c === b || c === d
@@ -84,12 +87,24 @@ const inTest = (field: string, values: string[]): ContextTest => {
   }
   if (values.length === 4) {
     const [a, b, d, e] = values
+    if (isNegated) {
+      return (ctx) => {
+        const c = valueOf(ctx, field)
+        return c !== a && c !== b && c !== d && c !== e
+      }
+    }
     return (ctx) => {
       const c = valueOf(ctx, field)
       return c === a || c === b || c === d || c === e
     }
   }
   const set = new Set(values)
+  if (isNegated) {
+    return (ctx) => {
+      const c = valueOf(ctx, field)
+      return c === undefined || !set.has(c)
+    }
+  }
   return (ctx) => {
     const c = valueOf(ctx, field)
     return c !== undefined && set.has(c)
@@ -182,10 +197,25 @@ const numberTest = (field: string, operator: string, value: unknown): ContextTes
   }
 }
 
+// DATE_* compare context.currentTime whatever the contextName says (SDK), else the clock. Once the clock is past
+// the date it stays past (observe() counts on that too): the test reads it no more (Date.now() is about 50 ns).
 const dateTest = (operator: string, value: unknown): ContextTest => {
   const target = new Date(value as string).getTime()
   if (Number.isNaN(target)) return never
-  return operator === 'DATE_AFTER' ? (ctx) => currentTimeOf(ctx, target) > target : (ctx) => currentTimeOf(ctx, target) < target
+  const isAfter = operator === 'DATE_AFTER'
+  let isClockPast = false
+  return (ctx) => {
+    const t = ctx.currentTime
+    let time: number
+    if (!t) {
+      if (isClockPast) return isAfter
+      time = Date.now()
+      if (time > target) isClockPast = true
+      // The clock can change this result when it reaches the date: until then, it holds.
+      else if (target < clockSteadyUntil) clockSteadyUntil = target
+    } else time = t instanceof Date ? t.getTime() : new Date(t as string).getTime()
+    return isAfter ? time > target : time < target
+  }
 }
 
 const semverOrders: Record<string, (order: number) => boolean> = {
@@ -348,9 +378,8 @@ const operatorTest = (constraint: EvalConstraint): ContextTest | undefined => {
   const field = constraint.contextName
   switch (operator) {
     case 'IN':
-      return inTest(field, cleanValues(constraint.values))
     case 'NOT_IN':
-      return negate(inTest(field, cleanValues(constraint.values)))
+      return inTest(field, cleanValues(constraint.values), (operator === 'NOT_IN') !== (constraint.inverted === true))
     case 'STR_STARTS_WITH':
     case 'STR_ENDS_WITH':
     case 'STR_CONTAINS':
@@ -379,9 +408,47 @@ const operatorTest = (constraint: EvalConstraint): ContextTest | undefined => {
   }
 }
 
+// How much a constraint's test costs, roughly, for a conjunction to run the cheap ones first: a conjunction of
+// tests without side effects answers the same in any order. undefined for DATE_*, whose reading of the clock
+// observe() reports: no test moves across one (compile.ts).
+export const constraintCost = (constraint: EvalConstraint | null | undefined): number | undefined => {
+  if (!constraint) return 0
+  switch (constraint.operator) {
+    case 'IN':
+    case 'NOT_IN':
+      return Array.isArray(constraint.values) && constraint.values.length > 4 ? 1 : 0
+    case 'NUM_EQ':
+    case 'NUM_GT':
+    case 'NUM_GTE':
+    case 'NUM_LT':
+    case 'NUM_LTE':
+      return 1
+    case 'STR_STARTS_WITH':
+    case 'STR_ENDS_WITH':
+    case 'STR_CONTAINS':
+      return constraint.caseInsensitive === true ? 3 : 2
+    case 'DATE_AFTER':
+    case 'DATE_BEFORE':
+      return undefined
+    case 'SEMVER_EQ':
+    case 'SEMVER_GT':
+    case 'SEMVER_GTE':
+    case 'SEMVER_LT':
+    case 'SEMVER_LTE':
+    case 'IN_CIDR':
+      return 3
+    case 'REGEX':
+      return 4
+    default:
+      return 0
+  }
+}
+
 // Unknown operators are false and `inverted` does not rescue them (SDK).
 export const compileConstraint = (constraint: EvalConstraint): ContextTest => {
   const test = operatorTest(constraint)
   if (test === undefined) return never
-  return constraint.inverted ? negate(test) : test
+  // IN and NOT_IN apply `inverted` themselves.
+  const { operator } = constraint
+  return constraint.inverted && operator !== 'IN' && operator !== 'NOT_IN' ? negate(test) : test
 }

@@ -79,11 +79,13 @@ const flexibleRollout: StrategyCompiler = (parameters, { random }) => {
   }
 }
 
-// flexibleRollout's usual shape: default stickiness, a groupId, a rollout between 0 and 100 (100 and 0 compile
-// to constants). Its numbers go into the flag's own object (compile.ts), so that evaluating it reaches no
+// flexibleRollout's usual shape: a groupId, a rollout above 0 (100 for all), and the default stickiness or a
+// context field's. Its numbers go into the flag's own object (compile.ts), so that evaluating it reaches no
 // closure and no context of one (issue 26: most of an evaluation is cache misses).
 export interface PlainRollout {
   rollout: number
+  // '' for the default stickiness (userId, sessionId, then a random id: the rule's), else the context field.
+  stickiness: string
   state: number
   before: number
   head: number
@@ -91,11 +93,12 @@ export interface PlainRollout {
 }
 
 export const plainRollout = (name: string, parameters: Record<string, string>): PlainRollout | undefined => {
-  if (name !== 'flexibleRollout' || (parameters.stickiness || 'default') !== 'default' || !parameters.groupId) return undefined
+  const stickiness = parameters.stickiness || 'default'
+  if (name !== 'flexibleRollout' || stickiness === 'random' || !parameters.groupId) return undefined
   const rollout = rolloutOf(parameters.rollout)
-  if (typeof rollout !== 'number') return undefined
+  if (rollout === 'none') return undefined
   const { state, before, head, headLength } = hashPrefix(`${parameters.groupId}:`, STRATEGY_SEED)
-  return { rollout, state, before, head, headLength }
+  return { rollout: rollout === 'all' ? 100 : rollout, stickiness: stickiness === 'default' ? '' : stickiness, state, before, head, headLength }
 }
 
 const gradualRolloutRandom: StrategyCompiler = (parameters, { random }) => {
@@ -105,10 +108,11 @@ const gradualRolloutRandom: StrategyCompiler = (parameters, { random }) => {
   return () => percentage >= Math.floor(random() * 100) + 1
 }
 
+// One function for every list, so that the lists' test calls one target.
+const userIdOf = (ctx: EvalContext): unknown => ctx.userId
+
 const userWithId: StrategyCompiler = (parameters) => {
-  const isListed = idList(parameters.userIds)
-  if (isListed === undefined) return never
-  return (ctx) => isListed(ctx.userId)
+  return idList(parameters.userIds, userIdOf) ?? never
 }
 
 const remoteAddress: StrategyCompiler = (parameters) => {

@@ -3,9 +3,9 @@ import { contextLookup, type ContextLookup } from './operators.js'
 import type { EvalContext, EvalVariant, EvalVariantResult } from './types.js'
 
 export interface CompiledVariants {
-  definitions: EvalVariant[]
+  readonly definitions: EvalVariant[]
   // Index into definitions, or -1 when nothing is selected (total weight <= 0).
-  select: (ctx: EvalContext) => number
+  select(ctx: EvalContext): number
 }
 
 const disabledOff: EvalVariantResult = Object.freeze({ name: 'disabled', enabled: false, feature_enabled: false, featureEnabled: false })
@@ -28,10 +28,9 @@ export const enabledVariant = (definition: EvalVariant): EvalVariantResult =>
 
 const randomSeed = (random: () => number): string => String(Math.round(random() * 100000))
 
-// Unleash: SDK variant.ts getSeed. `undefined` means 'default'; an empty
+// Unleash: SDK variant.ts getSeed, for a stickiness other than the default; an empty
 // string is a (missing) field name and so falls to a random seed.
-const seedOf = (stickiness: string | undefined, random: () => number): ((ctx: EvalContext) => string) => {
-  if (stickiness === undefined || stickiness === 'default') return (ctx) => defaultSeed(ctx, random)
+const seedOf = (stickiness: string, random: () => number): ((ctx: EvalContext) => string) => {
   const lookup = contextLookup(stickiness)
   return (ctx) => lookup(ctx) || randomSeed(random)
 }
@@ -55,12 +54,46 @@ const overridesOf = (variants: EvalVariant[]): Override[] =>
     (variant.overrides ?? []).map((o) => ({ index, lookup: contextLookup(o.contextName), values: new Set<unknown>(o.values ?? []) })),
   )
 
-const none = (): number => -1
+const noOverrides: Override[] = []
 
 // Unleash: SDK variant.ts selectVariantDefinition. Overrides come first,
 // then `norm(seed, groupId, total)` against cumulative weights in list order.
-// The usual shape (default stickiness, no overrides) in one closure that holds the prefix's hash state and the
-// thresholds: an evaluation reaches one function, its context and one array (issue 26: cache misses).
+// The numbers in the object's own fields, select() on its class: an evaluation reaches this object and its
+// thresholds, not a closure, its context and then them (issue 26: most of an evaluation is cache misses).
+class Variants implements CompiledVariants {
+  constructor(
+    readonly definitions: EvalVariant[],
+    // Nothing is selected (a total weight <= 0; a NaN total selects the first variant, as in the SDK).
+    private readonly isEmpty: boolean,
+    private readonly total: number,
+    // Each variant with a weight: its cumulative weight and its index, in list order.
+    private readonly thresholds: number[],
+    private readonly state: number,
+    private readonly before: number,
+    private readonly head: number,
+    private readonly headLength: number,
+    private readonly overrides: Override[],
+    // undefined: the default stickiness.
+    private readonly seed: ((ctx: EvalContext) => string) | undefined,
+    private readonly random: () => number,
+  ) {}
+
+  select(ctx: EvalContext): number {
+    if (this.isEmpty) return -1
+    const overrides = this.overrides
+    for (let i = 0; i < overrides.length; i++) {
+      const o = overrides[i]
+      const c = o.lookup(ctx)
+      if (c !== undefined && o.values.has(c)) return o.index
+    }
+    const seed = this.seed === undefined ? defaultSeed(ctx, this.random) : this.seed(ctx)
+    const target = bucketOf(this.state, this.before, this.head, this.headLength, seed, this.total)
+    const thresholds = this.thresholds
+    for (let i = 0; i < thresholds.length; i += 2) if (!(thresholds[i] < target)) return thresholds[i + 1]
+    return -1
+  }
+}
+
 export const compileVariants = (
   variants: EvalVariant[],
   groupId: string,
@@ -70,8 +103,7 @@ export const compileVariants = (
   const definitions = variants.slice()
   // Summed exactly as the SDK does, NaN included: a NaN total selects the first variant.
   const total = definitions.reduce((acc, v) => acc + v.weight, 0)
-  if (total <= 0) return { definitions, select: none }
-  // Each variant with a weight: its cumulative weight and its index, in list order (a zero weight is never chosen).
+  // A zero weight is never chosen.
   const thresholds: number[] = []
   let counter = 0
   definitions.forEach((v, i) => {
@@ -81,28 +113,18 @@ export const compileVariants = (
   })
   const { state, before, head, headLength } = hashPrefix(`${groupId}:`, VARIANT_SEED)
   const overrides = overridesOf(definitions)
-  if (overrides.length === 0 && (stickiness === undefined || stickiness === 'default')) {
-    return {
-      definitions,
-      select: (ctx) => {
-        const target = bucketOf(state, before, head, headLength, defaultSeed(ctx, random), total)
-        for (let i = 0; i < thresholds.length; i += 2) if (!(thresholds[i] < target)) return thresholds[i + 1]
-        return -1
-      },
-    }
-  }
-  const seed = seedOf(stickiness, random)
-  return {
+  const seed = stickiness === undefined || stickiness === 'default' ? undefined : seedOf(stickiness, random)
+  return new Variants(
     definitions,
-    select: (ctx) => {
-      for (let i = 0; i < overrides.length; i++) {
-        const o = overrides[i]
-        const c = o.lookup(ctx)
-        if (c !== undefined && o.values.has(c)) return o.index
-      }
-      const target = bucketOf(state, before, head, headLength, seed(ctx), total)
-      for (let i = 0; i < thresholds.length; i += 2) if (!(thresholds[i] < target)) return thresholds[i + 1]
-      return -1
-    },
-  }
+    total <= 0,
+    total,
+    thresholds,
+    state,
+    before,
+    head,
+    headLength,
+    overrides.length === 0 ? noOverrides : overrides,
+    seed,
+    random,
+  )
 }

@@ -35,6 +35,19 @@ t.test('replaceAll swaps everything; has and featureNames follow', async (t) => 
   t.equal(evaluator.has('b'), true)
 })
 
+t.test('any name is a flag of its own, names an object has by nature and numbers included', async (t) => {
+  const evaluator = new Evaluator()
+  const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', '123', '0', '']
+  evaluator.replaceAll(names.map((name) => ({ name, enabled: true, strategies: [] })), [])
+  for (const name of names) t.equal(evaluator.evaluate(name, {}).enabled, true, JSON.stringify(name))
+  t.equal(evaluator.evaluate('valueOf', {}).enabled, false, 'a name that is not a flag')
+  evaluator.removeFeature('__proto__')
+  evaluator.upsertFeature({ name: '123', enabled: false, strategies: [] })
+  t.equal(evaluator.evaluate('__proto__', {}).enabled, false, 'removed')
+  t.equal(evaluator.evaluate('123', {}).enabled, false, 'replaced')
+  t.same(evaluator.featureNames(), ['constructor', 'toString', 'hasOwnProperty', '123', '0', ''], 'the order the flags came in')
+})
+
 t.test('upsertFeature recompiles one feature and removeFeature drops it', async (t) => {
   const evaluator = new Evaluator()
   evaluator.replaceAll([{ name: 'a', enabled: false, strategies: [] }], [])
@@ -221,6 +234,20 @@ t.test('observe tells whether evaluations drew a random number and until when th
       { name: 'past', enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2020-01-01T00:00:00.000Z' }] }] },
       { name: 'soon', enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_BEFORE', value: '2024-06-01T00:00:00.000Z' }] }] },
       { name: 'later', enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2025-01-01T00:00:00.000Z' }] }] },
+      {
+        name: 'none',
+        enabled: true,
+        strategies: [
+          { name: 'flexibleRollout', parameters: { rollout: '0', groupId: 'g' }, constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2025-01-01T00:00:00.000Z' }] },
+        ],
+      },
+      {
+        name: 'guarded',
+        enabled: true,
+        strategies: [
+          { name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'g' }, constraints: [{ contextName: 'country', operator: 'IN', values: ['no'] }] },
+        ],
+      },
     ],
     [],
   )
@@ -233,4 +260,35 @@ t.test('observe tells whether evaluations drew a random number and until when th
   const both = evaluator.observe(() => [evaluator.evaluate('later', {}).enabled, evaluator.evaluate('soon', {}).enabled])
   t.same(both, { value: [false, true], random: false, steadyUntil: Date.parse('2024-06-01T00:00:00.000Z') }, 'the nearest date ahead')
   t.same(evaluator.observe(() => evaluator.evaluate('later', {}).enabled).steadyUntil, Date.parse('2025-01-01T00:00:00.000Z'), 'each observation starts afresh')
+  t.same(evaluator.observe(() => evaluator.evaluate('none', {}).enabled), { value: false, random: false, steadyUntil: Infinity }, 'a rollout of 0 reads no constraint, so no clock')
+  const ordered = new Evaluator()
+  const dated = { contextName: 'currentTime', operator: 'DATE_BEFORE', value: '2024-06-01T00:00:00.000Z' }
+  const country = { contextName: 'country', operator: 'IN', values: ['no'] }
+  const email = { contextName: 'email', operator: 'STR_ENDS_WITH', values: ['@example.com'], caseInsensitive: true }
+  ordered.replaceAll(
+    [
+      { name: 'date-first', enabled: true, strategies: [{ name: 'default', constraints: [email, dated, country] }] },
+      { name: 'date-last', enabled: true, strategies: [{ name: 'default', constraints: [email, country, dated] }] },
+    ],
+    [],
+  )
+  const se = { properties: { country: 'se', email: 'a@EXAMPLE.com' } }
+  t.same(
+    ordered.observe(() => ordered.evaluate('date-first', se).enabled),
+    { value: false, random: false, steadyUntil: Date.parse('2024-06-01T00:00:00.000Z') },
+    'cheaper tests run first, but none before a DATE_* test that came before it: its clock reading counts',
+  )
+  t.same(ordered.observe(() => ordered.evaluate('date-last', se).enabled), { value: false, random: false, steadyUntil: Infinity }, 'nor after one that came after it')
+  t.equal(ordered.evaluate('date-first', { properties: { country: 'no', email: 'a@EXAMPLE.com' } }).enabled, true, 'all of them holding')
+  t.same(evaluator.observe(() => evaluator.evaluate('guarded', { properties: { country: 'se' } }).enabled).random, false, 'constraints failing: no random draw')
+  let draws = 0
+  const counting = new Evaluator({
+    random: () => {
+      draws++
+      return 0.5
+    },
+  })
+  counting.replaceAll([{ name: 'guarded', enabled: true, strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', groupId: 'g' }, constraints: [{ contextName: 'country', operator: 'IN', values: ['no'] }] }] }], [])
+  counting.evaluate('guarded', { properties: { country: 'no' } })
+  t.equal(draws, 1, 'constraints holding, no userId or sessionId: one random draw')
 })

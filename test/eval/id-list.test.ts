@@ -5,21 +5,21 @@ import { idList } from '../../src/eval/id-list.js'
 const sdkHas = (text: string, id: unknown): boolean => (text ? text.split(/\s*,\s*/) : []).includes(id as string)
 
 t.test('an empty text lists nothing', async (t) => {
-  t.equal(idList(''), undefined)
+  t.equal(idList('', (id: unknown) => id), undefined)
 })
 
 t.test('membership is the split list’s, separators with spaces and empty entries included', async (t) => {
   const texts = ['u1', 'u1,u2', 'u1 , u2,u3 ,u4', ' u1,u2 ', 'u1,,u2', ',', 'a,ab,abc,b', 'user-1,user-10,user-100']
   const ids: unknown[] = ['u1', 'u2', 'u3', 'u4', ' u1', 'u2 ', '', 'a', 'ab', 'abc', 'b', 'bc', 'user-1', 'user-10', 'user-1000', 'u1,u2', 1, undefined, null]
   for (const text of texts) {
-    const has = idList(text)!
+    const has = idList(text, (id: unknown) => id)!
     for (const id of ids) t.equal(has(id), sdkHas(text, id), `${JSON.stringify(text)} has ${JSON.stringify(id)}`)
   }
 })
 
 t.test('a long list: every entry is found, and ids that share its entries’ prefixes and lengths are not', async (t) => {
   const entries = Array.from({ length: 5000 }, (_, i) => `user-${(i * 7919) % 100_000}`)
-  const has = idList(entries.join(','))!
+  const has = idList(entries.join(','), (id: unknown) => id)!
   let found = 0
   for (const entry of entries) if (has(entry)) found++
   t.equal(found, entries.length)

@@ -122,6 +122,28 @@ runTable('DATE_AFTER / DATE_BEFORE', [
   ['an invalid currentTime is false', { operator: 'DATE_BEFORE', value: '2022-01-01T00:00:00Z' }, { currentTime: 'yesterday' }, false],
 ])
 
+t.test('a DATE_* test reads the clock until it is past the date, and then no more', async (t) => {
+  const realNow = Date.now
+  t.teardown(() => {
+    Date.now = realNow
+  })
+  let now = Date.parse('2024-01-01T00:00:00Z')
+  let readings = 0
+  Date.now = () => {
+    readings++
+    return now
+  }
+  const after = compileConstraint({ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2024-06-01T00:00:00Z' })
+  const before = compileConstraint({ contextName: 'currentTime', operator: 'DATE_BEFORE', value: '2024-06-01T00:00:00Z' })
+  t.same([after({}), before({}), after({}), readings], [false, true, false, 3], 'before the date: a reading each time')
+  now = Date.parse('2024-06-01T00:00:00Z')
+  t.same([after({}), before({}), readings], [false, false, 5], 'at the date itself: neither, and read again')
+  now = Date.parse('2024-06-01T00:00:00.001Z')
+  t.same([after({}), before({}), readings], [true, false, 7], 'past it')
+  t.same([after({}), before({}), after({}), readings], [true, false, true, 7], 'and then no more readings')
+  t.same([after({ currentTime: '2024-01-01T00:00:00Z' }), before({ currentTime: '2024-01-01T00:00:00Z' })], [false, true], 'a currentTime is still compared')
+})
+
 runTable('SEMVER_*', [
   ['SEMVER_EQ', { operator: 'SEMVER_EQ', value: '1.2.3' }, { userId: '1.2.3' }, true],
   ['SEMVER_EQ ignores build metadata', { operator: 'SEMVER_EQ', value: '1.2.3' }, { userId: '1.2.3+build.7' }, true],
