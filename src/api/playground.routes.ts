@@ -35,12 +35,13 @@ const contextCombinations = (context: Record<string, unknown>): { contexts: Flat
 }
 
 // The playground answers what an SDK would (SEMANTICS 6, following the SDK where Unleash's own differs).
-// The evaluator writes the explanation as JSON from fragments compiled with each flag.
+// The evaluator writes the explanation as JSON from each flag's definition.
 export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] => {
   // The next answer is most likely about as long as the last one (room to spare saves a copy).
   let expectedBytes = 64 * 1024
   // Answers run to megabytes. A buffer per answer, freed only when the GC gets to it, keeps tens of
-  // them waiting at a time and grows the C heap for good; buffers are lent to each answer in turn. A
+  // them waiting at a time and grows the C heap for good; buffers are lent to each answer in turn (and
+  // to the scratch the evaluator writes it into first, given back as soon as it is copied). A
   // large answer is held until the socket has taken it (src/http/server.ts), so the next may be made
   // while it goes out: a few are kept.
   const maxSpares = 2
@@ -73,7 +74,9 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
         const inScope = projects === '*' ? () => true : (project: string) => projects.includes(project)
         deps.served.evaluations++
         const body = lend().write(`{"input":${JSON.stringify(input)},"features":`)
-        evaluator.explainAll(input.context, inScope, linkMakerFor(input.environment), body)
+        const scratch = lend()
+        evaluator.explainAll(input.context, inScope, linkMakerFor(input.environment), body, scratch)
+        giveBack(scratch)()
         expectedBytes = Math.ceil(body.write('}').byteLength * 1.125)
         return { status: 200, body: body.bytes(), headers: { 'content-type': 'application/json; charset=utf-8' }, release: giveBack(body) }
       },
@@ -103,12 +106,14 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
         }
         // Each (environment, context) is the plain playground's answer; grouped by flag, then environment.
         const byFlag = new Map<string, { name: string; projectId: string; environments: Record<string, unknown[]> }>()
+        let scratch = new Utf8Builder()
         for (const environment of input.environments) {
           const evaluator = evaluators.for(environment)
           for (const context of contexts) {
             deps.served.evaluations++
             const out = new Utf8Builder()
-            evaluator.explainAll(context, inScope, linkMakerFor(environment), out)
+            scratch = new Utf8Builder(scratch.storage)
+            evaluator.explainAll(context, inScope, linkMakerFor(environment), out, scratch)
             for (const result of JSON.parse(out.bytes().toString()) as { name: string; projectId: string }[]) {
               let flag = byFlag.get(result.name)
               if (!flag) byFlag.set(result.name, (flag = { name: result.name, projectId: result.projectId, environments: {} }))

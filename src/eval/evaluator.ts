@@ -10,6 +10,14 @@ import { disabledVariant } from './variants.js'
 
 type FeatureMap = ReadonlyMap<string, CompiledFeature>
 
+interface ExplainOrder {
+  sorted: CompiledFeature[]
+  compiled: CompiledFeature[]
+  byName: Int32Array
+  starts: Int32Array
+  ends: Int32Array
+}
+
 const absent: EvalResult = Object.freeze({ enabled: false, variant: disabledVariant(false), impressionData: false })
 
 const flagVariant = (feature: CompiledFeature, ctx: EvalContext): EvalResult => {
@@ -105,6 +113,7 @@ export class Evaluator {
   #featuresBySegment: Map<number, Set<string>> = new Map()
   // #features by name (code-unit order), rebuilt on first use after a change.
   #sorted: CompiledFeature[] | undefined
+  #order: ExplainOrder | undefined
   #randomReads = 0
   readonly #env: StrategyEnvironment
 
@@ -248,20 +257,39 @@ export class Evaluator {
 
   // The playground's `features` array: every flag of a project in scope, by name, written to `out`.
   // The edit links' prefix is made from the project and the flag name, both URL-encoded.
+  // Each flag is explained into `scratch` (a builder of its own) in the order the flags were compiled, and
+  // the explanations are then copied into `out` by name: a flag's objects lie in the heap near those of the
+  // flags made and compiled beside it, and by name they are scattered over it. Once they no longer fit in
+  // the caches, walking them by name cost 15-25 % more a flag (issue 26: 10,000 flags against 1,000); the
+  // copy costs about 5 %.
   explainAll(
     context: EvalContext,
     inScope: (project: string) => boolean,
     editLinkPrefix: (encodedProject: string, encodedName: string) => string,
     out: Utf8Builder,
+    scratch: Utf8Builder,
   ): void {
-    out.write('[')
-    let first = true
-    for (const feature of this.#sortedFeatures()) {
-      if (!inScope(feature.projectId)) continue
-      if (!first) out.write(',')
-      first = false
+    const { compiled, byName, starts, ends } = this.#explainOrder()
+    for (let i = 0; i < compiled.length; i++) {
+      const feature = compiled[i]
+      if (!inScope(feature.projectId)) {
+        starts[i] = -1
+        continue
+      }
+      starts[i] = scratch.byteLength
+      scratch.write(',')
       const prefix = editLinkPrefix(encodeURIComponent(feature.projectId), encodeURIComponent(feature.name))
-      this.#explain(feature, context, prefix, out)
+      this.#explain(feature, context, prefix, scratch)
+      ends[i] = scratch.byteLength
+    }
+    const written = scratch.bytes()
+    out.write('[')
+    let comma = 1
+    for (let n = 0; n < byName.length; n++) {
+      const i = byName[n]
+      if (starts[i] < 0) continue
+      out.append(written, starts[i] + comma, ends[i])
+      comma = 0
     }
     out.write(']')
   }
@@ -270,6 +298,17 @@ export class Evaluator {
     const hasUnsatisfiedDependency =
       feature.dependencies.length > 0 && !areDependenciesSatisfied(feature, context, this.#features)
     explainFeature(feature, context, hasUnsatisfiedDependency, editLinkPrefix, out)
+  }
+
+  // The flags in the order they were compiled, with the position of each in that order by name, and room for
+  // where explainAll wrote each (rebuilt with #sorted).
+  #explainOrder(): ExplainOrder {
+    const sorted = this.#sortedFeatures()
+    if (this.#order?.sorted === sorted) return this.#order
+    const compiled = [...this.#features.values()]
+    const position = new Map(compiled.map((feature, i) => [feature, i]))
+    const byName = Int32Array.from(sorted, (feature) => position.get(feature)!)
+    return (this.#order = { sorted, compiled, byName, starts: new Int32Array(compiled.length), ends: new Int32Array(compiled.length) })
   }
 
   #sortedFeatures(): CompiledFeature[] {

@@ -19,6 +19,14 @@ export class Utf8Builder {
     return this
   }
 
+  // Bytes already written as UTF-8 (another builder's, say).
+  append(source: Buffer, start: number, end: number): this {
+    const length = end - start
+    if (this.length + length > this.buffer.length) this.grow(this.length + length)
+    this.length += source.copy(this.buffer, this.length, start, end)
+    return this
+  }
+
   // The bytes written so far (a view of the builder's buffer: write nothing more once this is taken).
   bytes(): Buffer {
     return this.buffer.subarray(0, this.length)

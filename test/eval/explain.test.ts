@@ -229,7 +229,7 @@ t.test('explainJson writes the explanation from compiled fragments: the same as 
 
 const explainAll = (evaluator: Evaluator, inScope: (project: string) => boolean, editLinkPrefix: (project: string, name: string) => string): string => {
   const out = new Utf8Builder()
-  evaluator.explainAll({}, inScope, editLinkPrefix, out)
+  evaluator.explainAll({}, inScope, editLinkPrefix, out, new Utf8Builder(64))
   return out.bytes().toString()
 }
 
@@ -248,6 +248,30 @@ t.test('explainAll lists the flags of the projects in scope by name', async (t) 
   t.equal(all[1].strategies.data[0].links.edit, '/p/b%2F1?id=x%20y', 'the flag name and the strategy id URL-encoded')
   t.equal(all[0].isEnabled, false)
   t.equal(explainAll(evaluator, () => false, () => ''), '[]')
+})
+
+t.test('explainAll writes each flag as explainJson does, by name, whatever order the flags were compiled in', async (t) => {
+  const evaluator = new Evaluator({ random: () => 0.5 })
+  const projectOf = new Map([['m', 'shop'], ['b', 'other'], ['z', 'shop'], ['a', 'other'], ['k', 'shop'], ['c', 'other'], ['d', 'other']])
+  evaluator.replaceAll(
+    ['m', 'b', 'z', 'a', 'k', 'c'].map((name) => ({ ...checkout, name, project: projectOf.get(name) })),
+    segments,
+  )
+  const ctx: EvalContext = { userId: 'u1', appName: 'web', properties: { plan: 'beta', country: 'no' } }
+  const linkPrefix = (project: string, name: string) => `/${project}/${name}?id=`
+  const written = (inScope: (project: string) => boolean) => {
+    const out = new Utf8Builder(64).write('{"features":')
+    evaluator.explainAll(ctx, inScope, linkPrefix, out, new Utf8Builder(64))
+    return out.bytes().toString()
+  }
+  const each = (names: string[]) => names.map((name) => evaluator.explainJson(name, ctx, linkPrefix(projectOf.get(name)!, name))).join(',')
+  t.equal(written(() => true), `{"features":[${each(['a', 'b', 'c', 'k', 'm', 'z'])}]`)
+  t.equal(written((project) => project === 'shop'), `{"features":[${each(['k', 'm', 'z'])}]`)
+  t.equal(written((project) => project === 'other'), `{"features":[${each(['a', 'b', 'c'])}]`)
+
+  evaluator.upsertFeature({ ...checkout, name: 'd', project: 'other' })
+  evaluator.removeFeature('a')
+  t.equal(written((project) => project === 'other'), `{"features":[${each(['b', 'c', 'd'])}]`, 'flags added and removed since')
 })
 
 t.test('a flag explained again writes what its new outcomes say, not the last ones kept', async (t) => {
