@@ -50,7 +50,7 @@ export const readingBlobs = <T>(from: BlobSource, decode: () => T, shared = new 
   try {
     let value: unknown = decode()
     for (const settle of settling) value = settle(value)
-    return shared.share(value, false) as T
+    return shared.share(value) as T
   } finally {
     source = outer
     settling = outerSettling
@@ -58,9 +58,9 @@ export const readingBlobs = <T>(from: BlobSource, decode: () => T, shared = new 
   }
 }
 
-// An immutable part of the value being decoded (a chunk's entries), with its repeated strings and its
-// empty lists shared.
-export const sharedDecoded = <T>(value: T): T => (strings ? (strings.share(value, true) as T) : value)
+// A part of the value being decoded that is decoded apart (a chunk's entries), with its repeated strings
+// shared with the rest.
+export const sharedDecoded = <T>(value: T): T => (strings ? (strings.share(value) as T) : value)
 
 // Runs `settle` over the decoded value (once per decode, however often it is asked for) once the decode
 // has returned; what it returns replaces the value.

@@ -16,7 +16,7 @@ const decoded = () => ({
 t.test('the value is unchanged: the same fields, Map and Set entries in their order, typed arrays and dates as they were', async (t) => {
   const value = decoded()
   const { times, createdAt } = value
-  const shared = new DecodedStrings().share(value, true) as ReturnType<typeof decoded>
+  const shared = new DecodedStrings().share(value) as ReturnType<typeof decoded>
   t.same(shared, decoded())
   t.same([...shared.environments.keys()], ['development', 'production'])
   t.same([...shared.tags], ['simple:a', 'simple:b'])
@@ -26,33 +26,18 @@ t.test('the value is unchanged: the same fields, Map and Set entries in their or
 
 t.test('each short text is held once however often it occurs; texts past 128 characters are not held', async (t) => {
   const strings = new DecodedStrings()
-  strings.share(decoded(), true)
-  strings.share(decoded(), false)
+  strings.share(decoded())
+  strings.share(decoded())
   // flag-1, development, production, default, simple:a, simple:b (not the 500-character description).
   t.equal(strings.size, 6)
-})
-
-t.test('inside an immutable value every empty list is one frozen list; elsewhere lists stay the value\'s own', async (t) => {
-  const immutable = new DecodedStrings().share(decoded(), true) as ReturnType<typeof decoded>
-  const development = immutable.environments.get('development')!
-  const production = immutable.environments.get('production')!
-  t.equal(development.variants, production.strategies[0].constraints, 'one list for every empty one')
-  t.ok(Object.isFrozen(development.variants))
-  t.throws(() => (development.variants as unknown[]).push(1), TypeError, 'a change to it fails loudly')
-
-  const mutable = new DecodedStrings().share(decoded(), false) as ReturnType<typeof decoded>
-  const own = mutable.environments.get('development')!
-  t.not(own.variants, mutable.environments.get('production')!.variants)
-  ;(own.variants as unknown[]).push(1)
-  t.same(own.variants, [1])
 })
 
 t.test('a Map whose keys repeat texts met before is replaced by an equal one; one without keeps its identity', async (t) => {
   const strings = new DecodedStrings()
   const first = new Map([['development', 1]])
-  t.equal(strings.share(first, false), first, 'the first time its keys are new texts')
+  t.equal(strings.share(first), first, 'the first time its keys are new texts')
   const second = new Map([['development', 2], ['other', 3]])
-  const shared = strings.share(second, false) as Map<string, number>
+  const shared = strings.share(second) as Map<string, number>
   t.not(shared, second)
   t.same([...shared], [['development', 2], ['other', 3]])
 })
@@ -62,8 +47,8 @@ t.test('objects of other classes are left as they are, a subclass of Map too', a
   const kept = new Kept([['development', 'development']])
   const value = { kept }
   const strings = new DecodedStrings()
-  strings.share({ first: new Map([['development', 1]]) }, false)
-  const shared = strings.share(value, true) as typeof value
+  strings.share({ first: new Map([['development', 1]]) })
+  const shared = strings.share(value) as typeof value
   t.equal(shared.kept, kept)
   t.ok(shared.kept instanceof Kept)
 })
@@ -72,7 +57,7 @@ t.test('texts that name object machinery (__proto__, constructor, toString, 0) a
   const strings = new DecodedStrings()
   const texts = ['__proto__', 'constructor', 'toString', '0', '4294967295']
   const value = { list: [...texts, ...texts] }
-  const shared = strings.share(value, false) as typeof value
+  const shared = strings.share(value) as typeof value
   t.same(shared.list, [...texts, ...texts])
   t.equal(strings.size, texts.length)
   t.equal(Object.getPrototypeOf(shared), Object.prototype)
