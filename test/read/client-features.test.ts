@@ -119,6 +119,12 @@ t.test('a rebuild after a change copies the flags that did not change and equals
     for (const q of [query(), query({ projects: ['web'] }), query({ inlineSegmentConstraints: true }), query({ namePrefix: 'flag-1' })]) {
       t.equal(model.payload(q).body.toString(), fresh(world, q), `${what}: ${JSON.stringify(q)}`)
       t.same(JSON.parse(model.parts(q).features.toString()), JSON.parse(fresh(world, q)).features, `${what}: the parts of ${JSON.stringify(q)}`)
+      const { features } = model.parts(q)
+      const { body } = model.payload(q)
+      t.ok(
+        features.buffer === body.buffer && features.byteOffset >= body.byteOffset && features.byteOffset + features.length <= body.byteOffset + body.length,
+        `${what}: the flags are a view of the body's bytes, not a copy`,
+      )
     }
   }
 })
