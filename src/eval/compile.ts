@@ -137,16 +137,20 @@ const every = (tests: ContextTest[]): ContextTest => (ctx) => {
   return true
 }
 
+// The tests a conjunction has to run: undefined when one is never (so is the conjunction), else those not always true.
+const liveTests = (tests: ContextTest[]): ContextTest[] | undefined => (tests.includes(never) ? undefined : tests.filter((t) => t !== always))
+
 // allOf(tests) as its first test and the conjunction of the others.
 const headAndRest = (tests: ContextTest[]): [ContextTest, ContextTest] => {
-  if (tests.includes(never)) return [never, always]
-  const live = tests.filter((t) => t !== always)
-  return live.length === 0 ? [always, always] : [live[0], allOf(live.slice(1))]
+  const live = liveTests(tests)
+  if (live === undefined) return [never, always]
+  const [head = always, ...rest] = live
+  return [head, allOf(rest)]
 }
 
 const allOf = (tests: ContextTest[]): ContextTest => {
-  if (tests.includes(never)) return never
-  const live = tests.filter((t) => t !== always)
+  const live = liveTests(tests)
+  if (live === undefined) return never
   if (live.length === 0) return always
   if (live.length === 1) return live[0]
   if (live.length === 2) return both(live[0], live[1])

@@ -186,8 +186,7 @@ export class Evaluator {
     const previous = this.#features.get(feature.name)
     if (previous !== undefined) unindex(this.#featuresBySegment, previous)
     const next = compileFeature(feature, this.#segments, this.#env)
-    this.#features.set(feature.name, next)
-    this.#byName[feature.name] = next
+    this.#store(next)
     index(this.#featuresBySegment, next)
     this.#sorted = undefined
   }
@@ -219,10 +218,7 @@ export class Evaluator {
     for (const id of changed) for (const name of this.#featuresBySegment.get(id) ?? []) stale.add(name)
     for (const name of stale) {
       const feature = this.#features.get(name)
-      if (feature === undefined) continue
-      const recompiled = compileFeature(feature.source, next, this.#env)
-      this.#features.set(name, recompiled)
-      this.#byName[name] = recompiled
+      if (feature !== undefined) this.#store(compileFeature(feature.source, next, this.#env))
     }
     if (stale.size > 0) this.#sorted = undefined
   }
@@ -298,6 +294,12 @@ export class Evaluator {
     const hasUnsatisfiedDependency =
       feature.dependencies.length > 0 && !areDependenciesSatisfied(feature, context, this.#features)
     explainFeature(feature, context, hasUnsatisfiedDependency, editLinkPrefix, out)
+  }
+
+  // A compiled flag in both lookups by name.
+  #store(feature: CompiledFeature): void {
+    this.#features.set(feature.name, feature)
+    this.#byName[feature.name] = feature
   }
 
   // The flags in the order they were compiled, with the position of each in that order by name, and room for
