@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { Packr } from 'msgpackr'
 import { canonicalJson } from './canonical.js'
-import { DecodedStrings } from './decoded-strings.js'
+import { SharedStrings } from './shared-strings.js'
 import { BlobMap, readingBlobs, writingBlobs, type BlobSink, type BlobSource } from './snapshot-blobs.js'
 
 // The store holds records, snapshots and index keys; what they mean is for its callers.
@@ -28,7 +28,7 @@ const snapshotCodec = new Packr({ structuredClone: true, moreTypes: true })
 const encodeEntry = (entry: SnapshotEntry, blobs: BlobSink): Uint8Array =>
   writingBlobs(blobs, () => Uint8Array.from(snapshotCodec.pack({ lastId: entry.lastId, state: entry.state })))
 
-const decodeEntry = (bytes: Uint8Array, blobs: BlobSource, strings: DecodedStrings): { lastId: number; state: unknown } =>
+const decodeEntry = (bytes: Uint8Array, blobs: BlobSource, strings: SharedStrings): { lastId: number; state: unknown } =>
   readingBlobs(blobs, () => snapshotCodec.unpack(bytes) as { lastId: number; state: unknown }, strings)
 
 // A whole snapshot set as one blob, for carrying it off the machine (read replicas restore from it):
@@ -46,7 +46,7 @@ export const decodeSnapshotSet = (format: number, bytes: Uint8Array): SnapshotEn
     if (set.format !== format || !Array.isArray(set.entries) || !Array.isArray(set.blobs)) return undefined
     const blobs = new BlobMap()
     for (const [id, blob] of set.blobs) blobs.put(id, blob)
-    const strings = new DecodedStrings()
+    const strings = new SharedStrings()
     return set.entries.map(({ key, bytes: entry }) => ({ key, ...decodeEntry(entry, blobs, strings) }))
   } catch {
     return undefined
@@ -437,7 +437,7 @@ export class EventLog {
       const manifest = snapshotCodec.unpack(manifestBytes) as { format: number; keys: string[] }
       if (manifest.format !== format) return undefined
       const blobs: BlobSource = { get: (id) => this.blobs.get(id) }
-      const strings = new DecodedStrings()
+      const strings = new SharedStrings()
       const entries: SnapshotEntry[] = []
       for (const key of manifest.keys) {
         const bytes = this.snapshots.get(key)

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { DecodedStrings } from './decoded-strings.js'
+import { SharedStrings } from './shared-strings.js'
 
 // Large parts of a snapshot set that rarely change all at once (the chunks of a persistent map) are
 // stored as blobs of their own, named by the hash of their bytes, and an entry holds only their names:
@@ -36,11 +36,11 @@ export const writingBlobs = <T>(to: BlobSink, encode: () => T): T => {
 // A decode's extensions may leave work for after it (afterDecode): what they do then is not a nested
 // decode, which msgpackr pays for with a copy of the whole outer buffer.
 let settling: ((value: unknown) => unknown)[] | undefined
-let strings: DecodedStrings | undefined
+let strings: SharedStrings | undefined
 
 // A decoded value shares its repeated strings with what the same `shared` decoded before it (a restore
 // passes one for all its entries); chunks, decoded in its settling, share theirs through sharedDecoded.
-export const readingBlobs = <T>(from: BlobSource, decode: () => T, shared = new DecodedStrings()): T => {
+export const readingBlobs = <T>(from: BlobSource, decode: () => T, shared = new SharedStrings()): T => {
   const outer = source
   const outerSettling = settling
   const outerStrings = strings

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { DecodedStrings } from '../../src/store/decoded-strings.js'
+import { SharedStrings } from '../../src/store/shared-strings.js'
 
 const decoded = () => ({
   name: 'flag-1',
@@ -16,7 +16,7 @@ const decoded = () => ({
 t.test('the value is unchanged: the same fields, Map and Set entries in their order, typed arrays and dates as they were', async (t) => {
   const value = decoded()
   const { times, createdAt } = value
-  const shared = new DecodedStrings().share(value) as ReturnType<typeof decoded>
+  const shared = new SharedStrings().share(value) as ReturnType<typeof decoded>
   t.same(shared, decoded())
   t.same([...shared.environments.keys()], ['development', 'production'])
   t.same([...shared.tags], ['simple:a', 'simple:b'])
@@ -25,7 +25,7 @@ t.test('the value is unchanged: the same fields, Map and Set entries in their or
 })
 
 t.test('each short text is held once however often it occurs; texts past 128 characters are not held', async (t) => {
-  const strings = new DecodedStrings()
+  const strings = new SharedStrings()
   strings.share(decoded())
   strings.share(decoded())
   // flag-1, development, production, default, simple:a, simple:b (not the 500-character description).
@@ -33,7 +33,7 @@ t.test('each short text is held once however often it occurs; texts past 128 cha
 })
 
 t.test('a Map whose keys repeat texts met before is replaced by an equal one; one without keeps its identity', async (t) => {
-  const strings = new DecodedStrings()
+  const strings = new SharedStrings()
   const first = new Map([['development', 1]])
   t.equal(strings.share(first), first, 'the first time its keys are new texts')
   const second = new Map([['development', 2], ['other', 3]])
@@ -46,7 +46,7 @@ t.test('objects of other classes are left as they are, a subclass of Map too', a
   class Kept extends Map<string, string> {}
   const kept = new Kept([['development', 'development']])
   const value = { kept }
-  const strings = new DecodedStrings()
+  const strings = new SharedStrings()
   strings.share({ first: new Map([['development', 1]]) })
   const shared = strings.share(value) as typeof value
   t.equal(shared.kept, kept)
@@ -54,11 +54,41 @@ t.test('objects of other classes are left as they are, a subclass of Map too', a
 })
 
 t.test('texts that name object machinery (__proto__, constructor, toString, 0) are held and returned like any other', async (t) => {
-  const strings = new DecodedStrings()
+  const strings = new SharedStrings()
   const texts = ['__proto__', 'constructor', 'toString', '0', '4294967295']
   const value = { list: [...texts, ...texts] }
   const shared = strings.share(value) as typeof value
   t.same(shared.list, [...texts, ...texts])
   t.equal(strings.size, texts.length)
   t.equal(Object.getPrototypeOf(shared), Object.prototype)
+})
+
+t.test('an own __proto__ property (as JSON.parse makes one) keeps its value, and the object its prototype', async (t) => {
+  const value = JSON.parse('{"__proto__":{"polluted":"yes"},"name":"development"}') as Record<string, unknown>
+  const shared = new SharedStrings().share(value) as Record<string, unknown>
+  t.equal(Object.getPrototypeOf(shared), Object.prototype)
+  t.same(Object.getOwnPropertyDescriptor(shared, '__proto__')?.value, { polluted: 'yes' })
+  t.equal(({} as Record<string, unknown>).polluted, undefined)
+})
+
+t.test('with keepAtMost the table holds at most that many texts, starting again when full', async (t) => {
+  const strings = new SharedStrings({ keepAtMost: 3 })
+  strings.share(['a', 'b', 'c', 'a'])
+  t.equal(strings.size, 3)
+  strings.share('d')
+  t.equal(strings.size, 1, 'the fourth text starts a new table')
+  strings.share(['d', 'e'])
+  t.equal(strings.size, 2)
+})
+
+t.test('with exactLists every list is answered with an equal copy, nested ones too; without it lists keep their identity', async (t) => {
+  const inner = ['IN', 'NOT_IN']
+  const outer = [{ values: inner }, 'x']
+  const copied = new SharedStrings({ exactLists: true }).share(outer) as [{ values: string[] }, string]
+  t.not(copied, outer)
+  t.not(copied[0].values, inner)
+  t.same(copied, [{ values: ['IN', 'NOT_IN'] }, 'x'])
+  t.same(outer, [{ values: ['IN', 'NOT_IN'] }, 'x'], 'the input is left equal')
+  const list = ['a']
+  t.equal(new SharedStrings().share(list), list)
 })
