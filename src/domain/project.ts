@@ -297,7 +297,7 @@ const evolveProjectState = (state: ProjectState | undefined, event: EventDraft):
     case 'feature-environment-disabled':
       return updateFeatureEnvironment(state, event, (env) => ({ ...env, enabled: event.type === 'feature-environment-enabled' }))
     case 'feature-strategy-add':
-      return updateFeatureEnvironment(state, event, (env) => ({ ...env, strategies: [...env.strategies, event.data] }))
+      return updateFeatureEnvironment(state, event, (env) => ({ ...env, strategies: env.strategies.concat([event.data]) }))
     case 'feature-strategy-update':
       return updateFeatureEnvironment(state, event, (env) => ({
         ...env,
