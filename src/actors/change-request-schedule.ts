@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { changeConflict, stepsFor } from '../domain/change-request-changes.js'
 import type { ChangeRequest } from '../domain/change-request-state.js'
 import type { ChangeRequestCommand } from '../domain/change-requests.js'
@@ -6,6 +5,7 @@ import type { CommandMeta } from '../domain/events.js'
 import type { InstanceState } from '../domain/instance-state.js'
 import type { ProjectState } from '../domain/project-state.js'
 import type { ChangeRequestJob } from './change-request.machine.js'
+import { newId } from '../new-id.js'
 
 export const scheduleFailure = 'The server was not running at the scheduled time.'
 
@@ -31,7 +31,7 @@ export const dueJob = (reads: ScheduleReads, request: ChangeRequest, now: Date):
   const conflict = request.changes.map((c) => changeConflict(c, request.environment, project, reads.instance())).find(Boolean)
   if (conflict) return command({ ...base, type: 'schedule.suspend', reason: conflict })
   try {
-    const steps = stepsFor(request, meta, { newStrategyId: randomUUID })
+    const steps = stepsFor(request, meta, { newStrategyId: newId })
     return {
       kind: 'apply',
       plan: { step: { ...base, type: 'state.apply' }, projectId: request.project, projectCommands: steps.project, instanceCommands: steps.instance },

@@ -1,5 +1,4 @@
 import type { DistributiveOmit } from '../domain/type-utils.js'
-import { randomUUID } from 'node:crypto'
 import { changeConflict, defaultChangeFor, featureConflict, isSegmentChange, stepsFor, targetOf } from '../domain/change-request-changes.js'
 import { isOpen, type Author, type ChangeContent, type ChangeRequest } from '../domain/change-request-state.js'
 import type { ChangeRequestCommand, NewChange } from '../domain/change-requests.js'
@@ -23,6 +22,7 @@ import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { committedProject } from './lookups.js'
 import { numericId } from './people-context.js'
 import { parse } from './parse.js'
+import { newId } from '../new-id.js'
 
 
 const base = '/api/admin/projects/:projectId/change-requests'
@@ -142,7 +142,7 @@ export const changeRequestRoutes = (deps: ApiDeps): Route[] => {
     const applicable = request.state === 'Approved' || request.state === 'Scheduled'
     const conflicts = applicable ? request.changes.map((c) => changeConflict(c, request.environment, project, instance())).filter(Boolean) : []
     if (conflicts.length > 0) throw badData(`Change request ${request.id} conflicts with the current state and cannot be applied: ${conflicts.join('; ')}`)
-    const steps = stepsFor(request, meta, { newStrategyId: randomUUID })
+    const steps = stepsFor(request, meta, { newStrategyId: newId })
     return deps.commands.applyChangeRequest(request.id, stepFor, request.project, steps.project, steps.instance)
   }
 

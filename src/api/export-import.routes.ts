@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { notFound } from '../domain/errors.js'
 import { importIdsNeeded, importRefusal, prepareImport, validateImport, type ImportFacts } from '../domain/feature-import.js'
 import type { Request, Route } from '../http/types.js'
@@ -6,6 +5,7 @@ import { exportFeatures, exportedFeatureNames } from '../read/feature-export.js'
 import { exportQuerySchema, importSchema, type ImportInput } from '../schemas/export-import.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { parse } from './parse.js'
+import { newId } from '../new-id.js'
 
 // Unleash's features-batch API: export flags of one environment, validate and import them into a
 // project's environment (SEMANTICS; Unleash's export-import-service).
@@ -93,7 +93,7 @@ export const exportImportRoutes = (deps: ApiDeps): Route[] => {
         // Instance first (tag types, context fields, new tags), then every flag change in one project command.
         const tags = prepared.plan.tags.map((t) => t.tag)
         await deps.commands.toInstance({ type: 'import.prepare', tagTypes: prepared.tagTypes, contextFields: prepared.contextFields, tags, meta })
-        const ids = Array.from({ length: importIdsNeeded(prepared.plan) }, () => randomUUID())
+        const ids = Array.from({ length: importIdsNeeded(prepared.plan) }, () => newId())
         await deps.commands.toProject(input.project, { type: 'features.import', plan: prepared.plan, ids, meta })
         return empty(200)
       },

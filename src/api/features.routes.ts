@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { badData, notFound } from '../domain/errors.js'
 import { checkNamingPattern, checkNewFeatureName, featureData } from '../domain/features.js'
 import type { Feature } from '../domain/project-state.js'
@@ -18,6 +17,7 @@ import { committedFeature, committedProject, locateFeature, viewContext } from '
 import { parse } from './parse.js'
 import { pastFeature, pastProject, pastViewContext, pastWorld, worldAfter } from './history.js'
 import { featureDataResponse, featureEnvironmentResponse, featureResponse, featuresResponse } from '../schemas/responses.js'
+import { newId } from '../new-id.js'
 
 const featurePath = '/api/admin/projects/:projectId/features/:featureName'
 
@@ -58,7 +58,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       environment: req.params.environment,
       enabled,
       activateDisabledStrategies: req.query.get('shouldActivateDisabledStrategies') === 'true',
-      newStrategyId: randomUUID(),
+      newStrategyId: newId(),
       meta: metaOf(deps, req),
     })
     return empty(200)
@@ -206,7 +206,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
         const past = worldAfter(deps, toEventId, 'toEventId')
         const { projectId, featureName } = req.params
         const project = committedProject(deps, projectId)
-        const newStrategyIds = Object.fromEntries([...project.environments.keys()].map((env) => [env, randomUUID()]))
+        const newStrategyIds = Object.fromEntries([...project.environments.keys()].map((env) => [env, newId()]))
         const then = pastFeature(past, projectId, featureName)
         const meta = metaOf(deps, req)
         const command = { type: 'feature.revert' as const, past: then, pastEventId: past.lastId, newStrategyIds, meta }

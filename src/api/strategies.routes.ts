@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { badData, forbidden, notFound } from '../domain/errors.js'
 import { applyJsonPatch, PatchError } from '../domain/json-patch.js'
 import { orderedStrategies } from '../domain/strategies.js'
@@ -11,6 +10,7 @@ import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { committedFeature } from './lookups.js'
 import { parse } from './parse.js'
 import { strategiesResponse, strategyResponse } from '../schemas/responses.js'
+import { newId } from '../new-id.js'
 
 const strategiesPath = '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies'
 
@@ -90,7 +90,7 @@ export const strategyRoutes = (deps: ApiDeps): Route[] => {
       docs: { body: createFeatureStrategySchema, responses: { 200: strategyResponse } },
       handler: async (req) => {
         const input = parse(createFeatureStrategySchema, req.body)
-        const id = randomUUID()
+        const id = newId()
         await deps.commands.toProject(req.params.projectId, {
           type: 'strategy.add',
           feature: req.params.featureName,

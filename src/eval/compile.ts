@@ -2,6 +2,7 @@ import { always, compileConstraint, constraintCost, never, type ContextTest } fr
 import { compileStrategyRule, plainRollout, stringParameters, type StrategyEnvironment } from './strategies.js'
 import type { EvalConstraint, EvalDependency, EvalFeature, EvalResult, EvalSegment, EvalStrategy } from './types.js'
 import { compileVariants, disabledVariant, enabledVariant, type CompiledVariants } from './variants.js'
+import { flat } from './flat-string.js'
 
 export interface CompiledSegment {
   id: number
@@ -95,7 +96,7 @@ export const toggleTail = (result: EvalResult): string => toggleTails.get(result
 
 const frozenResult = (enabled: boolean, variant: EvalResult['variant'], impressionData: boolean): EvalResult => {
   const result = Object.freeze({ enabled, variant, impressionData })
-  if (enabled) toggleTails.set(result, `,"variant":${JSON.stringify(variant)},"impressionData":${impressionData}}`)
+  if (enabled) toggleTails.set(result, flat(`,"variant":${JSON.stringify(variant)},"impressionData":${impressionData}}`))
   return result
 }
 
@@ -258,7 +259,7 @@ export const compileFeature = (
     firstVariantResults: first?.variantResults ?? noResults,
     variants,
     variantResults: definitions.length === 0 ? noResults : definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData)),
-    toggleHead: `{"name":${JSON.stringify(source.name)},"enabled":true`,
+    toggleHead: flat(`{"name":${JSON.stringify(source.name)},"enabled":true`),
     live,
     hasDependencies: dependencies.length > 0,
     source,

@@ -1,6 +1,6 @@
 // Writes a plan into an empty data directory as ordinary events: the actors a server runs decide the
 // same commands its admin routes send, so history, replicas, `?at=` and verify work on the result.
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync } from 'node:fs'
 import { CommitPipeline } from '../actors/commit-pipeline.js'
 import { Dispatcher, indexKeysOf } from '../actors/dispatch.js'
@@ -15,6 +15,7 @@ import { lockDataDir } from '../store/data-dir-lock.js'
 import { EventLog } from '../store/log.js'
 import { countOf, kinds, planMigration, reasonOf, type Kind, type NotCopied, type Plan, type Step, type TargetStart } from './plan.js'
 import { inParallel, type SourceData } from './unleash-source.js'
+import { newId } from '../new-id.js'
 
 export interface MigrationReport {
   from: string
@@ -47,7 +48,7 @@ const targetStart = (): TargetStart => {
   }
 }
 
-const planFor = (source: SourceData, meta: CommandMeta): Plan => planMigration(source, { meta, start: targetStart(), random: randomSecretPart, newId: randomUUID })
+const planFor = (source: SourceData, meta: CommandMeta): Plan => planMigration(source, { meta, start: targetStart(), random: randomSecretPart, newId })
 
 // Flags in flight at once: their commands meet in the project's group commit.
 const flagLanes = 32
