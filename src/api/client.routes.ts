@@ -8,7 +8,7 @@ import { deltaBytes, type Delta } from '../read/client-deltas.js'
 import { keepAlive } from '../read/client-streams.js'
 import { clientBulkMetricsSchema, clientMetricsSchema, clientRegisterSchema, type ClientMetrics, type ClientRegister } from '../schemas/client.js'
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
-import { parse } from './parse.js'
+import { parse, parseTransient } from './parse.js'
 import { pastClientPayload, pastWorld } from './history.js'
 import { clientFeatureResponse, clientFeaturesResponse } from '../schemas/responses.js'
 import { flagSeenKey } from '../read/seen-times.js'
@@ -367,7 +367,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
     body: true,
     docs: { body: clientMetricsSchema, responses: { 202: null } },
     handler: (req) => {
-      recordClientMetrics(deps, req, parse(clientMetricsSchema, req.body))
+      recordClientMetrics(deps, req, parseTransient(clientMetricsSchema, req.body))
       return empty(202)
     },
   },
@@ -378,7 +378,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
     body: true,
     docs: { body: clientBulkMetricsSchema, responses: { 202: null } },
     handler: (req) => {
-      const input = parse(clientBulkMetricsSchema, req.body)
+      const input = parseTransient(clientBulkMetricsSchema, req.body)
       const principal = req.principal!
       const now = deps.clock().toISOString()
       // A token for one environment reports for that one only, whatever the entries say (as Unleash).

@@ -8,7 +8,7 @@ import type { EvalContext } from '../eval/types.js'
 import { clientMetricsSchema, clientRegisterSchema } from '../schemas/client.js'
 import { recordApplication, recordClientMetrics } from './client.routes.js'
 import { empty, type ApiDeps } from './deps.js'
-import { parse } from './parse.js'
+import { parse, parseTransient } from './parse.js'
 import { parseJsonBody } from '../http/json-body.js'
 import { fixedHeaders } from '../http/fixed-headers.js'
 import { frontendResponse } from '../schemas/responses.js'
@@ -92,7 +92,7 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
       handler: (req) => {
         const query = req.query
         const key = contextKey({ sessionId: query.get('sessionId'), remoteAddress: query.get('remoteAddress') }, `?${query.toString()}`, () => req.remoteAddress)
-        return answer(req, key, () => parse(sdkContextSchema, fromQuery(query), 'query'))
+        return answer(req, key, () => parseTransient(sdkContextSchema, fromQuery(query), 'query'))
       },
     },
     {
@@ -116,7 +116,7 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
         const body = parseJsonBody(text)
         const sent = body as { context?: { sessionId?: unknown; remoteAddress?: unknown } } | undefined
         const given = typeof sent?.context === 'object' ? sent.context : undefined
-        return answer(req, contextKey(given, text, () => req.remoteAddress), () => parse(frontendRequestSchema, body ?? {}).context)
+        return answer(req, contextKey(given, text, () => req.remoteAddress), () => parseTransient(frontendRequestSchema, body ?? {}).context)
       },
     },
     {
@@ -129,7 +129,7 @@ export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] =
       // Recorded as client metrics are (Unleash 8.2 side by side: the flag's lastSeenAt moves and the
       // browser application is listed); the answer stays Unleash's 200.
       handler: (req) => {
-        recordClientMetrics(deps, req, parse(clientMetricsSchema, req.body))
+        recordClientMetrics(deps, req, parseTransient(clientMetricsSchema, req.body))
         return empty(200)
       },
     },

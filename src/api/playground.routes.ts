@@ -3,7 +3,7 @@ import type { Evaluators } from '../read/evaluators.js'
 import { advancedPlaygroundRequestSchema, playgroundRequestSchema } from '../schemas/playground.js'
 import { json, type ApiDeps } from './deps.js'
 import { committedEnvironment } from './lookups.js'
-import { parse } from './parse.js'
+import { parseTransient } from './parse.js'
 import { Utf8Builder } from '../eval/utf8-builder.js'
 import { advancedPlaygroundResponse, playgroundResponse } from '../schemas/responses.js'
 import { DomainError } from '../domain/errors.js'
@@ -66,7 +66,7 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
       body: true,
       docs: { body: playgroundRequestSchema, responses: { 200: playgroundResponse } },
       handler: (req) => {
-        const input = parse(playgroundRequestSchema, req.body)
+        const input = parseTransient(playgroundRequestSchema, req.body)
         // Before any evaluator is built: one is kept per environment evaluated.
         committedEnvironment(deps, input.environment)
         const evaluator = evaluators.for(input.environment)
@@ -88,7 +88,7 @@ export const playgroundRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[]
       body: true,
       docs: { body: advancedPlaygroundRequestSchema, responses: { 200: advancedPlaygroundResponse } },
       handler: (req) => {
-        const input = parse(advancedPlaygroundRequestSchema, req.body)
+        const input = parseTransient(advancedPlaygroundRequestSchema, req.body)
         for (const environment of input.environments) committedEnvironment(deps, environment)
         const { contexts, invalid } = contextCombinations(input.context)
         const projects = input.projects
