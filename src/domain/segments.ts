@@ -1,6 +1,6 @@
 import { limits } from './limits.js'
 import type { UpsertSegment } from '../schemas/segments.js'
-import { validateConstraint } from './constraints.js'
+import { savedConstraint, validateConstraint } from './constraints.js'
 import { DomainError, badData, fail, nameExists, notFound, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import type { InstanceState, Segment } from './instance-state.js'
@@ -36,7 +36,7 @@ const segmentFrom = (input: UpsertSegment, id: number, createdAt: string, create
   name: input.name,
   description: input.description ?? null,
   project: input.project || null,
-  constraints: input.constraints.map((c) => ({ ...c, values: (c.values ?? []).map((v) => v.trim()).filter((v) => v.length > 0) })),
+  constraints: input.constraints.map(savedConstraint),
   createdAt,
   createdBy,
 })

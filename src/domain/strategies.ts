@@ -1,7 +1,7 @@
 import { limits } from './limits.js'
 import type { Constraint, CreateFeatureStrategy } from '../schemas/shared.js'
 import type { UpdateFeatureStrategy } from '../schemas/features.js'
-import { validateConstraint } from './constraints.js'
+import { savedConstraint, validateConstraint } from './constraints.js'
 import { DomainError, badData, fail, forbidden, notFound, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { archivedFeature, featureNotInProject, findActiveFeature } from './features.js'
@@ -59,13 +59,6 @@ interface StrategyToSave {
   existingConstraints?: readonly Constraint[]
 }
 
-// A constraint's values trimmed, the empty ones left out. filter() grows its answer as it goes (room for
-// 17 values where one is kept), and the list is kept in the flag for as long as the flag lives.
-const trimmedValues = (values: readonly string[] = []): string[] => {
-  const trimmed = values.map((value) => value.trim())
-  return trimmed.every((value) => value.length > 0) ? trimmed : trimmed.filter((value) => value.length > 0).slice()
-}
-
 // The server's defaults when saving (SEMANTICS 1.3): every parameter a string; a flexibleRollout gets
 // rollout 100, the project's default stickiness and the flag name as groupId when those are empty.
 export const prepareStrategy = (
@@ -104,7 +97,7 @@ export const prepareStrategy = (
     title: input.title ?? null,
     disabled: input.disabled ?? false,
     sortOrder,
-    constraints: constraints.map((c) => ({ ...c, values: trimmedValues(c.values) })),
+    constraints: constraints.map(savedConstraint),
     parameters,
     variants: variants.value,
     segments,

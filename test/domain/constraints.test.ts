@@ -1,6 +1,6 @@
 import t from 'tap'
 import * as v from 'valibot'
-import { validateConstraint } from '../../src/domain/constraints.js'
+import { savedConstraint, validateConstraint } from '../../src/domain/constraints.js'
 import { constraintSchema } from '../../src/schemas/shared.js'
 import { statusOf } from '../../src/http/errors.js'
 
@@ -86,4 +86,17 @@ t.test('a single value must be a legal value too', async (t) => {
   t.equal(check({ contextName: 'tier', operator: 'NUM_EQ', value: '1' }, world), undefined, 'a legal value passes')
   t.equal(check({ contextName: 'tier', operator: 'NUM_EQ', value: '1', values: ['3'] }, world), undefined, 'values are not checked for a single-value operator')
   t.equal(check({ contextName: 'tier', operator: 'NUM_EQ', value: 'x' }, world)?.message.includes('must be a number'), true, 'the type is checked first')
+})
+
+t.test('savedConstraint trims the values, leaves out empty ones and keeps the keys in the order they came, values added last', async (t) => {
+  const base = { contextName: 'userId', operator: 'IN', caseInsensitive: false, inverted: true }
+  const listed = savedConstraint({ ...base, values: [' a ', '', 'b', '  '] })
+  t.same(listed, { ...base, values: ['a', 'b'] })
+  t.same(Object.keys(listed), ['contextName', 'operator', 'caseInsensitive', 'inverted', 'values'])
+  const single = savedConstraint({ ...base, operator: 'NUM_GT', value: '5' })
+  t.same(Object.keys(single), ['contextName', 'operator', 'caseInsensitive', 'inverted', 'value', 'values'])
+  t.same(single.values, [])
+  const both = savedConstraint({ ...base, values: ['x'], value: 'y' })
+  t.same(Object.keys(both), ['contextName', 'operator', 'caseInsensitive', 'inverted', 'values', 'value'])
+  t.same(savedConstraint({ ...base }), { ...base, values: [] })
 })
