@@ -138,12 +138,15 @@ const run = async () => {
     say(`seeded ${thousands(FLAGS)} flags in ${batchMs.length} imports: p50 ${fixed(batchMs[batchMs.length >> 1] ?? 0, 0)} ms, max ${fixed(batchMs[batchMs.length - 1] ?? 0, 0)} ms per batch; load ${loadAverage()}`)
     await fetch(`${server.url}/api/client/features`, { headers: { authorization: clientToken } }).then((r) => r.arrayBuffer())
     const seeded = await memory(server)
+    const perFlag = (report: MemoryReport) => (FLAGS > 0 ? fixed((report.heapUsed - empty.heapUsed) / FLAGS, 0) : '-')
+    const row = (label: string, report: MemoryReport) => memoryRow(label, report, perFlag(report))
 
     const stopBegan = performance.now()
     await server.stop()
     const stopMs = performance.now() - stopBegan
     if (args['seed-only']) {
       say(`seeded and stopped (${fixed(stopMs / 1000, 2)} s to stop); data in ${dataDir}`)
+      say(formatTable(['memory (after full GC)', ...memoryColumns], [row('empty server', empty), row(`${thousands(FLAGS)} flags seeded`, seeded)]))
       return
     }
 
@@ -192,8 +195,6 @@ const run = async () => {
     say(`after SIGKILL: ${fixed(killed.firstFeaturesMs / 1000, 2)} s to the first client features (${fixed(killed.listeningMs / 1000, 2)} s to listening, ${fixed(killed.headersMs / 1000, 2)} s to its headers, ${fixed(killed.cpuMs / 1000, 2)} s of server CPU, ${fixed(killed.mainCpuMs / 1000, 2)} s of it on the main thread), ${thousands(replayedOf(server))} replayed; ${killedPhases}; load ${loadAverage()}`)
     await server.stop()
 
-    const perFlag = (report: MemoryReport) => (FLAGS > 0 ? fixed((report.heapUsed - empty.heapUsed) / FLAGS, 0) : '-')
-    const row = (label: string, report: MemoryReport) => memoryRow(label, report, perFlag(report))
     rows.push(row('empty server', empty), row(`${thousands(FLAGS)} flags seeded`, seeded), row('after a clean restart', restarted), row('after SIGKILL and restart', afterKill), row('and one frontend request (evaluator compiled)', withEvaluator))
     say('')
     say(formatTable(['memory (after full GC)', ...memoryColumns], rows))
