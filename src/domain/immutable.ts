@@ -67,6 +67,22 @@ const slotIn = (root: IndexNode, key: unknown, hash: number): number | undefined
 const editable = (node: IndexNode, edit: object | undefined): IndexNode =>
   edit !== undefined && node.edit === edit ? node : { dataMap: node.dataMap, nodeMap: node.nodeMap, content: node.content.slice(), edit }
 
+// A node a version keeps, after a splice: splice grows a list as push does (room for 16 more items), so the
+// node's list is cut to its length. A node a bulk build is still filling (`edit`) is cut once, at its end
+// (trimmedTree).
+const kept = (node: IndexNode, edit: object | undefined): IndexNode => {
+  if (edit === undefined) node.content = node.content.slice()
+  return node
+}
+
+const trimmedTree = (node: IndexNode, shift = 0): IndexNode => {
+  node.content = node.content.slice()
+  node.edit = undefined
+  if (isCollision(shift)) return node
+  for (let i = 2 * popcount(node.dataMap); i < node.content.length; i++) node.content[i] = trimmedTree(node.content[i] as IndexNode, shift + branchBits)
+  return node
+}
+
 interface KeyAt {
   key: unknown
   hash: number
@@ -78,7 +94,7 @@ const withKey = (node: IndexNode, { key, hash, slot }: KeyAt, shift: number, edi
   const next = editable(node, edit)
   if (isCollision(shift)) {
     next.content.push(key, slot)
-    return next
+    return kept(next, edit)
   }
   const bit = 1 << ((hash >>> shift) & branchMask)
   if (next.dataMap & bit) {
@@ -92,7 +108,7 @@ const withKey = (node: IndexNode, { key, hash, slot }: KeyAt, shift: number, edi
     next.dataMap ^= bit
     next.nodeMap |= bit
     next.content.splice(2 * popcount(next.dataMap) + popcount(next.nodeMap & (bit - 1)), 0, child)
-    return next
+    return kept(next, edit)
   }
   if (next.nodeMap & bit) {
     const at = 2 * popcount(next.dataMap) + popcount(next.nodeMap & (bit - 1))
@@ -101,7 +117,7 @@ const withKey = (node: IndexNode, { key, hash, slot }: KeyAt, shift: number, edi
   }
   next.content.splice(2 * popcount(next.dataMap & (bit - 1)), 0, key, slot)
   next.dataMap |= bit
-  return next
+  return kept(next, edit)
 }
 
 // The node without `key` (which is in it); an emptied child node is dropped.
@@ -232,7 +248,7 @@ export class PersistentMap<K, V> extends Map<K, V> implements ReadonlyMap<K, V> 
       slot++
     }
     const { root, depth } = trieOf(chunks)
-    return new PersistentMap(index, { root, depth }, slot, slot)
+    return new PersistentMap(trimmedTree(index), { root, depth }, slot, slot)
   }
 
   override get(key: K): V | undefined {

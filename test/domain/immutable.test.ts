@@ -130,6 +130,12 @@ t.test('keys whose hashes are equal are told apart', async (t) => {
   t.equal(fewer.get(b), `b:${b}`)
   t.equal(map.get(a), `a:${a}`, 'the older version keeps it')
   t.equal(fewer.size, map.size - 1)
+  const built = PersistentMap.from([...names(300).map((name): [string, string] => [name, name]), ...pairs.flatMap(([a, b]): [string, string][] => [[a, `a:${a}`], [b, `b:${b}`]])])
+  for (const [a, b] of pairs) {
+    t.equal(built.get(a), `a:${a}`, 'built in bulk (its nodes cut to length at the end)')
+    t.equal(built.get(b), `b:${b}`)
+  }
+  t.equal(built.get('flag-299'), 'flag-299')
 })
 
 t.test('a map past 2,048 and 65,536 entries (the chunk trie grows a level) keeps every entry in order', async (t) => {
