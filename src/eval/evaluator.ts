@@ -11,7 +11,7 @@ import { disabledVariant } from './variants.js'
 type FeatureMap = ReadonlyMap<string, CompiledFeature>
 
 interface ExplainOrder {
-  sorted: CompiledFeature[]
+  version: number
   compiled: CompiledFeature[]
   byName: Int32Array
   starts: Int32Array
@@ -111,8 +111,11 @@ export class Evaluator {
   #byName: Record<string, CompiledFeature | undefined> = Object.create(null) as Record<string, CompiledFeature | undefined>
   #segments: Map<number, CompiledSegment> = new Map()
   #featuresBySegment: Map<number, Set<string>> = new Map()
-  // #features by name (code-unit order), rebuilt on first use after a change.
+  // #features by name (code-unit order): sorted on first use, then kept in order as flags come and go (issue
+  // 26: sorting 50,000 names again after each write cost the first frontend answer after it about 40 ms).
+  // #sortedVersion moves with every change to it, for what is derived from the order (#order).
   #sorted: CompiledFeature[] | undefined
+  #sortedVersion = 0
   #order: ExplainOrder | undefined
   #randomReads = 0
   readonly #env: StrategyEnvironment
@@ -180,6 +183,7 @@ export class Evaluator {
     this.#byName = byName
     this.#featuresBySegment = featuresBySegment
     this.#sorted = undefined
+    this.#sortedVersion++
   }
 
   upsertFeature(feature: EvalFeature): void {
@@ -188,7 +192,7 @@ export class Evaluator {
     const next = compileFeature(feature, this.#segments, this.#env)
     this.#store(next)
     index(this.#featuresBySegment, next)
-    this.#sorted = undefined
+    this.#placeSorted(next, previous !== undefined)
   }
 
   removeFeature(name: string): void {
@@ -197,7 +201,8 @@ export class Evaluator {
     unindex(this.#featuresBySegment, previous)
     this.#features.delete(name)
     delete this.#byName[name]
-    this.#sorted = undefined
+    this.#sortedVersion++
+    this.#sorted?.splice(sortedIndex(this.#sorted, name), 1)
   }
 
   setSegments(segments: EvalSegment[]): void {
@@ -218,9 +223,11 @@ export class Evaluator {
     for (const id of changed) for (const name of this.#featuresBySegment.get(id) ?? []) stale.add(name)
     for (const name of stale) {
       const feature = this.#features.get(name)
-      if (feature !== undefined) this.#store(compileFeature(feature.source, next, this.#env))
+      if (feature === undefined) continue
+      const recompiled = compileFeature(feature.source, next, this.#env)
+      this.#store(recompiled)
+      this.#placeSorted(recompiled, true)
     }
-    if (stale.size > 0) this.#sorted = undefined
   }
 
   has(name: string): boolean {
@@ -306,16 +313,38 @@ export class Evaluator {
   // where explainAll wrote each (rebuilt with #sorted).
   #explainOrder(): ExplainOrder {
     const sorted = this.#sortedFeatures()
-    if (this.#order?.sorted === sorted) return this.#order
+    if (this.#order?.version === this.#sortedVersion) return this.#order
     const compiled = [...this.#features.values()]
     const position = new Map(compiled.map((feature, i) => [feature, i]))
     const byName = Int32Array.from(sorted, (feature) => position.get(feature)!)
-    return (this.#order = { sorted, compiled, byName, starts: new Int32Array(compiled.length), ends: new Int32Array(compiled.length) })
+    return (this.#order = { version: this.#sortedVersion, compiled, byName, starts: new Int32Array(compiled.length), ends: new Int32Array(compiled.length) })
   }
 
   #sortedFeatures(): CompiledFeature[] {
     return (this.#sorted ??= [...this.#features.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)))
   }
+
+  // A flag compiled again (`replaces`: one of its name was there) or new, put at its place by name.
+  #placeSorted(feature: CompiledFeature, replaces: boolean): void {
+    this.#sortedVersion++
+    const sorted = this.#sorted
+    if (sorted === undefined) return
+    const at = sortedIndex(sorted, feature.name)
+    if (replaces) sorted[at] = feature
+    else sorted.splice(at, 0, feature)
+  }
+}
+
+// Where a flag named `name` is in a list by name, or where it would go (code-unit order).
+const sortedIndex = (sorted: readonly CompiledFeature[], name: string): number => {
+  let low = 0
+  let high = sorted.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (sorted[middle].name < name) low = middle + 1
+    else high = middle
+  }
+  return low
 }
 
 const index = (featuresBySegment: Map<number, Set<string>>, feature: CompiledFeature): void => {

@@ -292,3 +292,39 @@ t.test('observe tells whether evaluations drew a random number and until when th
   counting.evaluate('guarded', { properties: { country: 'no' } })
   t.equal(draws, 1, 'constraints holding, no userId or sessionId: one random draw')
 })
+
+t.test('the name order is kept as flags are added, compiled again, removed and their segments change: toggles and explanations as a fresh evaluator gives them', async (t) => {
+  const { Utf8Builder } = await import('../../src/eval/utf8-builder.js')
+  let seed = 7
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32)
+  const segments = [inSegment(1, 'a'), inSegment(2, 'b')]
+  const live = new Map<string, EvalFeature>()
+  const kept = new Evaluator({ random: () => 0.5 })
+  kept.replaceAll([], segments)
+  const context = { userId: 'u', properties: { plan: 'a' } }
+  const explained = (evaluator: Evaluator) => {
+    const out = new Utf8Builder()
+    evaluator.explainAll(context, () => true, (project, name) => `/${project}/${name}`, out, new Utf8Builder())
+    return out.bytes().toString()
+  }
+  for (let step = 0; step < 400; step++) {
+    const name = `flag-${Math.floor(random() * 60)}`
+    const roll = random()
+    if (roll < 0.2 && live.has(name)) {
+      live.delete(name)
+      kept.removeFeature(name)
+    } else if (roll < 0.25) {
+      segments[0] = inSegment(1, random() < 0.5 ? 'a' : 'c')
+      kept.setSegments(segments)
+    } else {
+      const feature = random() < 0.3 ? usingSegment(name, 1) : { name, project: 'p', enabled: random() < 0.8, strategies: [] }
+      live.set(name, feature)
+      kept.upsertFeature(feature)
+    }
+    if (step % 20 !== 0) continue
+    const fresh = new Evaluator({ random: () => 0.5 })
+    fresh.replaceAll([...live.values()], segments)
+    t.equal(kept.enabledTogglesJson(context, () => true), fresh.enabledTogglesJson(context, () => true), `toggles after step ${step}`)
+    t.equal(explained(kept), explained(fresh), `explanations after step ${step}`)
+  }
+})
