@@ -73,23 +73,33 @@ export class Evaluators {
       synced.evaluator.setSegments([...segments.values()])
       synced.segments = segments
     }
-    const seen = new Set<string>()
+    let present = 0
     for (const project of this.source.projects().values()) {
       for (const feature of project.features.values()) {
         if (feature.archived) continue
-        seen.add(feature.name)
+        present++
         if (synced.compiled.get(feature.name) === feature) continue
         synced.evaluator.upsertFeature(evalFeature(feature, environment))
         this.counters.flagsCompiled++
         synced.compiled.set(feature.name, feature)
       }
     }
+    // Every flag present is compiled now, so only a count above theirs means some compiled flag is gone: the
+    // walk by name that finds it is made then alone (at 50,000 flags it is a few ms after each write).
+    if (synced.compiled.size > present) this.removeGone(synced)
+    synced.revision = revision
+  }
+
+  private removeGone(synced: Synced): void {
+    const present = new Set<string>()
+    for (const project of this.source.projects().values()) {
+      for (const feature of project.features.values()) if (!feature.archived) present.add(feature.name)
+    }
     for (const name of synced.compiled.keys()) {
-      if (!seen.has(name)) {
+      if (!present.has(name)) {
         synced.evaluator.removeFeature(name)
         synced.compiled.delete(name)
       }
     }
-    synced.revision = revision
   }
 }
