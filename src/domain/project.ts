@@ -297,6 +297,7 @@ const evolveProjectState = (state: ProjectState | undefined, event: EventDraft):
     case 'feature-environment-disabled':
       return updateFeatureEnvironment(state, event, (env) => ({ ...env, enabled: event.type === 'feature-environment-enabled' }))
     case 'feature-strategy-add':
+      // concat makes a list of the exact length; a spread with the item after it leaves room for 16 more.
       return updateFeatureEnvironment(state, event, (env) => ({ ...env, strategies: env.strategies.concat([event.data]) }))
     case 'feature-strategy-update':
       return updateFeatureEnvironment(state, event, (env) => ({
