@@ -49,6 +49,10 @@ t.test(`Unleash ${unleashUiVersion}'s admin UI in front of this server: a flag's
   await context.route((url) => url.origin !== proxy.url, (route) => route.abort())
   const page = await context.newPage()
   page.setDefaultTimeout(30_000)
+  // Once a flag has a strategy, Unleash's UI may show a one-time tip on their order ("Decide the order
+  // evaluation"): a modal popover that hides the rest of the page from role queries until it is dismissed
+  // (a click on "Add strategy" once waited 30 s for it). Dismissed whenever it shows before an action.
+  await page.addLocatorHandler(page.getByRole('button', { name: 'Ok, got it!' }), (button) => button.click())
   const recorder = recordCalls(page, proxy.url)
   const step = async (name: string, run: () => Promise<void>) => {
     try {
