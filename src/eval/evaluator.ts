@@ -201,8 +201,7 @@ export class Evaluator {
     unindex(this.#featuresBySegment, previous)
     this.#features.delete(name)
     delete this.#byName[name]
-    this.#sortedVersion++
-    this.#sorted?.splice(sortedIndex(this.#sorted, name), 1)
+    this.#dropSorted(name)
   }
 
   setSegments(segments: EvalSegment[]): void {
@@ -310,7 +309,7 @@ export class Evaluator {
   }
 
   // The flags in the order they were compiled, with the position of each in that order by name, and room for
-  // where explainAll wrote each (rebuilt with #sorted).
+  // where explainAll wrote each (made again when #sortedVersion moves).
   #explainOrder(): ExplainOrder {
     const sorted = this.#sortedFeatures()
     if (this.#order?.version === this.#sortedVersion) return this.#order
@@ -332,6 +331,11 @@ export class Evaluator {
     const at = sortedIndex(sorted, feature.name)
     if (replaces) sorted[at] = feature
     else sorted.splice(at, 0, feature)
+  }
+
+  #dropSorted(name: string): void {
+    this.#sortedVersion++
+    this.#sorted?.splice(sortedIndex(this.#sorted, name), 1)
   }
 }
 
