@@ -293,10 +293,23 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
   flushTimer.unref()
   const stagesTimer = setInterval(() => void deps.lifecycleStages.flush().catch(reportWriteFailure('lifecycle stages')), config.metricsFlushMs)
   stagesTimer.unref()
+  // From a timer, so between requests: see EventLog.releaseReadPagesIfIdle.
+  const pagesTimer =
+    config.readPagesReleaseMs > 0
+      ? setInterval(
+          () =>
+            void log.releaseReadPagesIfIdle().then(
+              (released) => released && logger.debug('the data file is reopened: the pages writes and reads mapped are let go'),
+              (error: unknown) => logger.error('could not reopen the data directory', undefined, { cause: errorText(error) }),
+            ),
+          config.readPagesReleaseMs,
+        ).unref()
+      : undefined
   const close = async () => {
     clientStreams.close()
     clearInterval(flushTimer)
     clearInterval(stagesTimer)
+    clearInterval(pagesTimer)
     await deps.lifecycleStages.flush()
     await deps.lastSeen.flush()
     await deps.tokenSeen.flush()

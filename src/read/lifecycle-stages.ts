@@ -1,6 +1,6 @@
-import type { Database } from 'lmdb'
 import type { Environment } from '../domain/instance-state.js'
 import type { Feature, LifecycleStage } from '../domain/project-state.js'
+import type { TextTable } from './seen-times.js'
 
 type MetricStage = 'pre-live' | 'live'
 
@@ -12,7 +12,7 @@ export class LifecycleStages {
   private readonly entered = new Map<string, string>()
   private readonly dirty = new Set<string>()
 
-  constructor(private readonly table: Database<string, string>) {
+  constructor(private readonly table: TextTable) {
     for (const { key, value } of table.getRange()) this.entered.set(key, value)
   }
 

@@ -1,4 +1,10 @@
-import type { Database } from 'lmdb'
+// The side table (EventLog.side) that keeps a map of texts between starts: read whole at a start,
+// written a few keys a transaction.
+export interface TextTable {
+  getRange(): Iterable<{ key: string; value: string }>
+  put(key: string, value: string): unknown
+  transaction(action: () => void): Promise<unknown>
+}
 
 // When something was last seen (an ISO time per key): kept in memory, written to a side table on a timer.
 // Not events: a poll or a metric changes nothing anyone decides on.
@@ -6,7 +12,7 @@ export class SeenTimes {
   private readonly seen = new Map<string, string>()
   private readonly dirty = new Set<string>()
 
-  constructor(private readonly table: Database<string, string>) {
+  constructor(private readonly table: TextTable) {
     for (const { key, value } of table.getRange()) this.seen.set(key, value)
   }
 

@@ -1,9 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { Database } from 'lmdb'
 
 interface StoredSession {
   userId: number
   expiresAt: number
+}
+
+// The side table (EventLog.side) the sessions live in.
+interface SessionTable {
+  get(key: string): StoredSession | undefined
+  put(key: string, value: StoredSession): Promise<unknown>
+  remove(key: string): Promise<unknown>
+  getRange(): Iterable<{ key: string; value: StoredSession }>
+  transaction(action: () => void): Promise<unknown>
 }
 
 const sessionLifetimeMs = 2 * 24 * 3600 * 1000
@@ -12,7 +20,7 @@ const hashOf = (sessionId: string) => createHash('sha256').update(sessionId).dig
 // Logins are not events: sessions live in a side table (by hash, so the table never holds a usable id)
 // and survive restarts.
 export class Sessions {
-  constructor(private readonly table: Database<StoredSession, string>) {}
+  constructor(private readonly table: SessionTable) {}
 
   async create(userId: number, now = Date.now()): Promise<string> {
     const sessionId = randomBytes(32).toString('base64url')

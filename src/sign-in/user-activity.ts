@@ -1,5 +1,3 @@
-import type { Database } from 'lmdb'
-
 interface Activity {
   loginAttempts: number
   seenAt: string | null
@@ -7,10 +5,16 @@ interface Activity {
   splash?: string[]
 }
 
+// The side table (EventLog.side) the activity lives in.
+interface ActivityTable {
+  get(key: string): Activity | undefined
+  put(key: string, value: Activity): Promise<unknown>
+}
+
 // Failed-login counts, last logins and seen UI hints change too often, or matter too little, to be
 // events; they live in a side table.
 export class UserActivity {
-  constructor(private readonly table: Database<Activity, string>) {}
+  constructor(private readonly table: ActivityTable) {}
 
   of(userId: number): Activity {
     return this.table.get(String(userId)) ?? { loginAttempts: 0, seenAt: null }

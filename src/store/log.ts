@@ -155,6 +155,18 @@ interface Handles {
   snapshots: Database<Uint8Array, string>
   blobs: Database<Uint8Array, string>
   chain: Database<Buffer, number>
+  // Side tables, opened on first use in each environment.
+  sides: Map<string, Database<unknown, string>>
+}
+
+// Key/value side data that is not part of the log (metrics' lastSeenAt, sessions, ...): what its users
+// call of a table. A table outlives the environment it was opened in (releaseReadPages reopens it).
+export interface SideTable<V> {
+  get(key: string): V | undefined
+  put(key: string, value: V): Promise<boolean>
+  remove(key: string): Promise<boolean>
+  getRange(): Iterable<{ key: string; value: V }>
+  transaction<T>(action: () => T): Promise<T>
 }
 
 const openHandles = (path: string, options: EventLogOptions): Handles => {
@@ -178,6 +190,7 @@ const openHandles = (path: string, options: EventLogOptions): Handles => {
     snapshots: root.openDB<Uint8Array, string>({ name: 'snapshots', encoding: 'binary' }),
     blobs: root.openDB<Uint8Array, string>({ name: 'snapshot-blobs', encoding: 'binary' }),
     chain: root.openDB<Buffer, number>({ name: 'log-chain', keyEncoding: 'uint32', encoding: 'binary' }),
+    sides: new Map(),
   }
 }
 
@@ -190,6 +203,13 @@ export class EventLog {
   // Bumped when a commit fails: appends made before the failure are doomed, and only the first of
   // them to fail takes the ids and links back.
   private generation = 0
+  // What is under way in the environment (transactions not settled, range reads not finished), and
+  // whether anything was written or read by range since it was opened: releaseReadPagesIfIdle reopens
+  // it only when something was and nothing is.
+  private pendingWrites = 0
+  private openIterations = 0
+  private touched = false
+  private releasing = false
 
   private constructor(
     private handles: Handles,
@@ -232,8 +252,50 @@ export class EventLog {
   // (mapped, so counted in the process's RSS until unmapped) leave memory. A start reads the whole
   // snapshot set (64 MiB of pages at 50,000 flags) and after it only the log's tail and side tables.
   async releaseReadPages(): Promise<void> {
-    await this.root.close()
-    this.handles = openHandles(this.path, this.options)
+    this.releasing = true
+    try {
+      await this.root.close()
+      this.handles = openHandles(this.path, this.options)
+      this.touched = false
+    } finally {
+      this.releasing = false
+    }
+  }
+
+  // The same in service, from a timer: every page a write copies or a range read walks stays mapped
+  // (3,000 toggles at 50,000 flags mapped 57 MiB; a day of writes, the whole file). Only when the
+  // environment was touched since it was opened and nothing is under way in it: then lmdb-js closes it
+  // at once, within this turn of the event loop, so no request meets it closed.
+  async releaseReadPagesIfIdle(): Promise<boolean> {
+    if (!this.touched || this.pendingWrites > 0 || this.openIterations > 0 || this.releasing) return false
+    await this.releaseReadPages()
+    return true
+  }
+
+  // Every write transaction goes through here, counted while it is under way.
+  private writing<T>(write: () => Promise<T>): Promise<T> {
+    if (this.releasing) return Promise.reject(new Error('the data directory is being reopened'))
+    this.pendingWrites++
+    this.touched = true
+    let pending: Promise<T>
+    try {
+      pending = write()
+    } catch (error) {
+      pending = Promise.reject(error)
+    }
+    return pending.finally(() => this.pendingWrites--)
+  }
+
+  // Every range read goes through here, counted until it ends (or its caller stops early).
+  private *iterating<T>(range: Iterable<T>): Generator<T> {
+    if (this.releasing) throw new Error('the data directory is being reopened')
+    this.openIterations++
+    this.touched = true
+    try {
+      yield* range
+    } finally {
+      this.openIterations--
+    }
   }
 
   get lastId(): number {
@@ -255,8 +317,8 @@ export class EventLog {
     const firstId = records[0].id
     const lastId = firstId + records.length - 1
     const generation = this.generation
-    const committed = this.root
-      .transaction(() => {
+    const committed = this.writing(() =>
+      this.root.transaction(() => {
         this.options.writeGate?.()
         if ((firstId > 1 && !this.log.doesExist(firstId - 1)) || this.log.doesExist(firstId)) {
           throw new Error(`the log does not end at record ${firstId - 1}: a commit before this one failed`)
@@ -266,8 +328,8 @@ export class EventLog {
           this.chain.put(record.id, hashes[i])
           for (const key of indexKeys[i]) this.index.put([storedIndexKey(key), record.id], null)
         })
-      })
-      .then(
+      }),
+    ).then(
         () => {
           this.committedId = lastId
           this.committedHash = hashes[hashes.length - 1]
@@ -290,19 +352,19 @@ export class EventLog {
   }
 
   *from(firstId: number): Iterable<StoredRecord> {
-    for (const { value } of this.log.getRange({ start: firstId })) yield value
+    for (const { value } of this.iterating(this.log.getRange({ start: firstId }))) yield value
   }
 
   // Every record, newest first, read as the caller goes.
   *newestFirst(): Iterable<StoredRecord> {
-    for (const { value } of this.log.getRange({ reverse: true })) yield value
+    for (const { value } of this.iterating(this.log.getRange({ reverse: true }))) yield value
   }
 
   // The newest `limit` records that `keep` accepts, newest first.
   newest(limit: number, keep: (record: StoredRecord) => boolean = () => true): StoredRecord[] {
     const result: StoredRecord[] = []
     if (limit <= 0) return result
-    for (const { value } of this.log.getRange({ reverse: true })) {
+    for (const { value } of this.iterating(this.log.getRange({ reverse: true }))) {
       if (!keep(value)) continue
       result.push(value)
       if (result.length >= limit) break
@@ -319,7 +381,7 @@ export class EventLog {
   verifyChain(): ChainCheck {
     let previous = genesis
     let expectedId = 1
-    for (const { key, value } of this.log.getRange()) {
+    for (const { key, value } of this.iterating(this.log.getRange())) {
       if (key !== expectedId) {
         return { ok: false, id: expectedId, problem: `record ${expectedId} is missing: the log goes from ${expectedId - 1} to ${key}` }
       }
@@ -347,7 +409,7 @@ export class EventLog {
   async backup(directory: string): Promise<void> {
     mkdirSync(directory, { recursive: true })
     // The environment is a directory (noSubdir: false), so lmdb writes data.mdb inside the path it is given.
-    await this.root.backup(directory, true)
+    await this.writing(() => this.root.backup(directory, true))
   }
 
   count(): number {
@@ -359,7 +421,7 @@ export class EventLog {
     const range = options.reverse
       ? { start: [indexKey, Number.MAX_SAFE_INTEGER] as [string, number], end: [indexKey, 0] as [string, number], reverse: true }
       : { start: [indexKey, 0] as [string, number], end: [indexKey, Number.MAX_SAFE_INTEGER] as [string, number] }
-    return Array.from(this.index.getKeys({ ...range, limit: options.limit }), (key) => key[1])
+    return Array.from(this.iterating(this.index.getKeys({ ...range, limit: options.limit })), (key) => key[1])
   }
 
   countFor(key: string): number {
@@ -387,13 +449,13 @@ export class EventLog {
     await this.writeSnapshotBlobs(set)
     const stored = this.storedBlobs()
     const unnamed = [...stored].filter((id) => !set.referenced.has(id))
-    await this.root
-      .transaction(() => {
+    await this.writing(() =>
+      this.root.transaction(() => {
         for (const entry of set.entries) this.snapshots.put(entry.key, entry.bytes)
         this.snapshots.put(manifestKey, snapshotCodec.pack({ format: set.format, keys: set.entries.map((e) => e.key), blobs: [...set.referenced] }))
         for (const id of unnamed) this.blobs.remove(id)
-      })
-      .catch(settleAndThrow)
+      }),
+    ).catch(settleAndThrow)
     for (const id of unnamed) stored.delete(id)
   }
 
@@ -410,11 +472,11 @@ export class EventLog {
         batch.push(fresh[i])
         bytes += fresh[i][1].length
       }
-      await this.root
-        .transaction(() => {
+      await this.writing(() =>
+        this.root.transaction(() => {
           for (const [id, bytes] of batch) this.blobs.put(id, bytes)
-        })
-        .catch(settleAndThrow)
+        }),
+      ).catch(settleAndThrow)
       for (const [id] of batch) stored.add(id)
     }
   }
@@ -452,9 +514,20 @@ export class EventLog {
     }
   }
 
-  // Key/value side data that is not part of the log (metrics' lastSeenAt, ...).
-  side<V>(name: string): Database<V, string> {
-    return this.root.openDB<V, string>({ name: `side-${name}` })
+  // A side table, in whichever environment is open when it is used.
+  side<V>(name: string): SideTable<V> {
+    const table = (): Database<V, string> => {
+      let opened = this.handles.sides.get(name)
+      if (!opened) this.handles.sides.set(name, (opened = this.root.openDB<unknown, string>({ name: `side-${name}` })))
+      return opened as Database<V, string>
+    }
+    return {
+      get: (key) => table().get(key),
+      put: (key, value) => this.writing(() => table().put(key, value)),
+      remove: (key) => this.writing(() => table().remove(key)),
+      getRange: () => this.iterating(table().getRange()),
+      transaction: (action) => this.writing(() => table().transaction(action)),
+    }
   }
 
   async close(): Promise<void> {

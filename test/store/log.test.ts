@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync, readdirSync, statSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { open } from 'lmdb'
 import t from 'tap'
@@ -408,4 +408,71 @@ t.test('hash chain', async (t) => {
     await rewrite(dir, (_log, chain) => chain.remove(2))
     await withLog(dir, (log) => t.match(log.verifyChain(), { ok: false, id: 2, problem: /record 2 has no stored hash/ }))
   })
+})
+
+// The Rss of the process's mappings of this data file, in KiB (Linux: /proc/self/smaps); undefined elsewhere.
+const mappedKiB = (path: string): number | undefined => {
+  let smaps: string
+  try {
+    smaps = readFileSync('/proc/self/smaps', 'utf8')
+  } catch {
+    return undefined
+  }
+  const file = join(path, 'data.mdb')
+  let inFile = false
+  let total = 0
+  for (const line of smaps.split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inFile = line.endsWith(file)
+    else if (inFile && line.startsWith('Rss:')) total += Number(line.split(/\s+/)[1])
+  }
+  return total
+}
+
+t.test('releaseReadPagesIfIdle reopens only a touched log with nothing under way, and the mapped pages leave the RSS', async (t) => {
+  const dir = t.testdir()
+  await withLog(dir, async (log) => {
+    t.equal(await log.releaseReadPagesIfIdle(), false, 'nothing touched the log since it was opened')
+    const text = 'x'.repeat(4000)
+    for (let batch = 0; batch < 20; batch++) {
+      await log.append<Note>(Array.from({ length: 100 }, (_, i) => ({ text: `${batch}-${i}-${text}` })), keysOf).committed
+    }
+    let read = 0
+    for (const record of log.from(1)) if ((record as Note).text.endsWith(text)) read++
+    t.equal(read, 2000, 'every record read back before the release')
+    const before = mappedKiB(dir)
+
+    const pending = log.append<Note>([{ text: 'under way' }], keysOf)
+    t.equal(await log.releaseReadPagesIfIdle(), false, 'not while an append is under way')
+    await pending.committed
+
+    const iteration = log.from(1)[Symbol.iterator]()
+    iteration.next()
+    t.equal(await log.releaseReadPagesIfIdle(), false, 'not while a range read is under way')
+    iteration.return?.()
+
+    const sessions = log.side<{ n: number }>('test')
+    await sessions.put('a', { n: 1 })
+    const stored = sessions.put('b', { n: 2 })
+    t.equal(await log.releaseReadPagesIfIdle(), false, 'not while a side table write is under way')
+    await stored
+
+    t.equal(await log.releaseReadPagesIfIdle(), true, 'released once nothing is under way')
+    t.equal(await log.releaseReadPagesIfIdle(), false, 'not again before anything touches it')
+    const after = mappedKiB(dir)
+    if (before === undefined || after === undefined) t.comment('no /proc/self/smaps here: the mapped pages were not measured')
+    else {
+      t.ok(before > 4000, `the writes and the read mapped ${before} KiB of the data file`)
+      t.ok(after < 1024, `after the release ${after} KiB of it is mapped (the opening reads a few pages)`)
+    }
+
+    t.equal(log.get(2001)?.id, 2001, 'the log reads on after the release')
+    t.same(sessions.get('b'), { n: 2 }, 'a side table taken before the release reads on')
+    await sessions.put('c', { n: 3 })
+    t.same(Array.from(sessions.getRange(), ({ key }) => key), ['a', 'b', 'c'], 'and writes on')
+    const { records, committed } = log.append<Note>([{ text: 'after' }], keysOf)
+    await committed
+    t.equal(records[0].id, 2002, 'appends go on with the next id')
+    t.same(log.verifyChain(), { ok: true, id: 2002, hash: log.hashOf(2002) }, 'the chain holds across the release')
+  })
+  await withLog(dir, (log) => t.equal(log.lastId, 2002, 'and all of it is on disk'))
 })
