@@ -264,12 +264,26 @@ export class EventLog {
 
   // The same in service, from a timer: every page a write copies or a range read walks stays mapped
   // (3,000 toggles at 50,000 flags mapped 57 MiB; a day of writes, the whole file). Only when the
-  // environment was touched since it was opened and nothing is under way in it: then lmdb-js closes it
-  // at once, within this turn of the event loop, so no request meets it closed.
+  // environment was touched since it was opened and nothing is under way in it, and lmdb-js's last
+  // flush has settled: then it closes at once, within this turn of the event loop, so no request meets
+  // it closed. (After a failed commit that flush stays pending until a write succeeds, and a close
+  // would wait for it with the environment half closed.)
   async releaseReadPagesIfIdle(): Promise<boolean> {
-    if (!this.touched || this.pendingWrites > 0 || this.openIterations > 0 || this.releasing) return false
+    if (!this.idle()) return false
+    const flushed = await Promise.race([
+      Promise.resolve(this.root.flushed).then(
+        () => true,
+        () => false,
+      ),
+      new Promise<boolean>((resolve) => setImmediate(resolve, false)),
+    ])
+    if (!flushed || !this.idle()) return false
     await this.releaseReadPages()
     return true
+  }
+
+  private idle(): boolean {
+    return this.touched && this.pendingWrites === 0 && this.openIterations === 0 && !this.releasing
   }
 
   // Every write transaction goes through here, counted while it is under way.

@@ -120,7 +120,9 @@ t.test('a full disk: writes answer 503 and change nothing, reads go on, and once
   const adminToken = randomAdminToken()
   // The data file may not grow past 1 MiB: a disk that is full (tap's hooks, preloaded into the child,
   // catch the SIGXFSZ that comes with it: the server must not die of it).
-  const server = await startTestServer(t, { mode: 'child', dataDir, adminToken, fileSizeLimitKb: 1024 })
+  // The data file is also reopened between requests whenever it can be (READ_PAGES_RELEASE_MS): a failed
+  // commit must not let that close it half-way.
+  const server = await startTestServer(t, { mode: 'child', dataDir, adminToken, fileSizeLimitKb: 1024, env: { READ_PAGES_RELEASE_MS: '1' } })
   const acknowledged: string[] = []
   const description = 'x'.repeat(3000)
   let refused: ApiResult | undefined

@@ -476,3 +476,27 @@ t.test('releaseReadPagesIfIdle reopens only a touched log with nothing under way
   })
   await withLog(dir, (log) => t.equal(log.lastId, 2002, 'and all of it is on disk'))
 })
+
+t.test('a failed commit never leaves the log closed half-way by a release: the appends after it commit', async (t) => {
+  const dir = t.testdir()
+  let diskFull = false
+  const log = EventLog.open(dir, {
+    writeGate: () => {
+      if (diskFull) throw new Error('MDB_MAP_FULL')
+    },
+  })
+  await log.append<Note>([{ text: 'a' }]).committed
+  diskFull = true
+  await t.rejects(log.append<Note>([{ text: 'lost' }]).committed, /MDB_MAP_FULL/)
+  await log.releaseReadPagesIfIdle()
+  diskFull = false
+  await log.append<Note>([{ text: 'b' }]).committed
+  t.equal(await log.releaseReadPagesIfIdle(), true, 'released once a write went through')
+  await log.append<Note>([{ text: 'c' }]).committed
+  t.same(
+    [...log.from(1)].map((record) => (record as Note).text),
+    ['a', 'b', 'c'],
+    'every committed record, and not the refused one',
+  )
+  await log.close()
+})
