@@ -297,11 +297,13 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
   const pagesTimer =
     config.readPagesReleaseMs > 0
       ? setInterval(
-          () =>
+          () => {
+            const started = performance.now()
             void log.releaseReadPagesIfIdle().then(
-              (released) => released && logger.debug('the data file is reopened: the pages writes and reads mapped are let go'),
+              (released) => released && logger.debug('the data file is reopened: the pages writes and reads mapped are let go', { ms: Math.round((performance.now() - started) * 100) / 100 }),
               (error: unknown) => logger.error('could not reopen the data directory', undefined, { cause: errorText(error) }),
-            ),
+            )
+          },
           config.readPagesReleaseMs,
         ).unref()
       : undefined
