@@ -445,10 +445,49 @@ export const constraintCost = (constraint: EvalConstraint | null | undefined): n
 }
 
 // Unknown operators are false and `inverted` does not rescue them (SDK).
-export const compileConstraint = (constraint: EvalConstraint): ContextTest => {
+const compiledTest = (constraint: EvalConstraint): ContextTest => {
   const test = operatorTest(constraint)
   if (test === undefined) return never
   // IN and NOT_IN apply `inverted` themselves.
   const { operator } = constraint
   return constraint.inverted && operator !== 'IN' && operator !== 'NOT_IN' ? negate(test) : test
 }
+
+// Constraints repeat across flags and environments (a few apps, countries, plans): one test, its closure,
+// context and values, for each distinct constraint while some compiled flag or segment holds it, instead of
+// one per occurrence (issue 26: about two constraints a flag, most of the compiled flag's closures). A test
+// is a function of the constraint's fields alone (a DATE_* one's memory of the clock being past its date
+// holds for every holder), so equal fields may share it. Only constraints of plain texts are shared, and
+// short ones: a long list is seldom repeated, and its key would be a second copy of it.
+const sharedTests = new Map<string, WeakRef<ContextTest>>()
+const forgetTest = new FinalizationRegistry<string>((key) => {
+  if (sharedTests.get(key)?.deref() === undefined) sharedTests.delete(key)
+})
+const maxSharedKeyLength = 400
+
+const isText = (value: unknown): value is string => typeof value === 'string'
+const isFlag = (value: unknown): boolean => value === undefined || typeof value === 'boolean'
+
+const sharingKey = (c: EvalConstraint): string | undefined => {
+  if (!isText(c.contextName) || !isText(c.operator) || !isFlag(c.inverted) || !isFlag(c.caseInsensitive)) return undefined
+  if (c.value !== undefined && !isText(c.value)) return undefined
+  if (c.values !== undefined && !(Array.isArray(c.values) && c.values.every(isText))) return undefined
+  const key = JSON.stringify([c.contextName, c.operator, c.inverted === true, c.caseInsensitive === true, c.value ?? 0, c.values ?? 0])
+  return key.length <= maxSharedKeyLength ? key : undefined
+}
+
+export const compileConstraint = (constraint: EvalConstraint): ContextTest => {
+  const key = sharingKey(constraint)
+  if (key === undefined) return compiledTest(constraint)
+  const held = sharedTests.get(key)?.deref()
+  if (held !== undefined) return held
+  const test = compiledTest(constraint)
+  if (test !== always && test !== never) {
+    sharedTests.set(key, new WeakRef(test))
+    forgetTest.register(test, key)
+  }
+  return test
+}
+
+// The distinct constraint tests compiled and still held (for tests).
+export const sharedConstraintTests = (): number => sharedTests.size
