@@ -1,6 +1,6 @@
 import { idList } from './id-list.js'
 import { bucketOf, hashPrefix, normalizedValue, STRATEGY_SEED } from './hash.js'
-import { always, contextLookup, dottedQuad, ipv4Network, isInIpv4Network, networkAddress, never, parseAddress4, type ContextTest } from './operators.js'
+import { always, dottedQuad, ipv4Network, isInIpv4Network, networkAddress, never, parseAddress4, valueOf, type ContextTest } from './operators.js'
 import type { EvalContext } from './types.js'
 
 export interface StrategyEnvironment {
@@ -46,37 +46,46 @@ const gradualRollout =
     }
   }
 
+// The SDK's random stickiness: an id drawn per evaluation.
+const randomStickyId = (random: () => number): string => `${Math.round(random() * 10000) + 1}`
+
+// The id a flexibleRollout buckets: by its stickiness ('default': userId, sessionId, then a random id).
+const stickyId = (ctx: EvalContext, stickiness: string, random: () => number): unknown =>
+  stickiness === 'default' ? ctx.userId || ctx.sessionId || randomStickyId(random) : stickiness === 'random' ? randomStickyId(random) : valueOf(ctx, stickiness)
+
+// Each rule below is one closure over what it reads, made by a function of its own: a closure keeps its
+// creator's whole context, so one function making them all kept every rule's variables and helper closures
+// (issue 26: three closures and a context of ten slots for each flexibleRollout strategy).
+const presentRule = (field: string): ContextTest => (ctx) => !!valueOf(ctx, field)
+
+const groupRule = (groupId: string, rollout: number, stickiness: string, random: () => number): ContextTest => {
+  // The prefix's hash state, with the usual stickiness read in the same closure: an evaluation reaches one
+  // function and its context (issue 26: most of an evaluation is cache misses).
+  const { state, before, head, headLength } = hashPrefix(`${groupId}:`, STRATEGY_SEED)
+  if (stickiness === 'default') {
+    return (ctx) => {
+      const id = ctx.userId || ctx.sessionId || randomStickyId(random)
+      return bucketOf(state, before, head, headLength, typeof id === 'string' ? id : `${id}`, 100) <= rollout
+    }
+  }
+  return (ctx) => {
+    const id = stickyId(ctx, stickiness, random)
+    return !!id && bucketOf(state, before, head, headLength, typeof id === 'string' ? id : `${id}`, 100) <= rollout
+  }
+}
+
+// Unleash: SDK flexible-rollout-strategy.ts falls back to context.featureToggle without a groupId.
+const featureRule = (rollout: number, stickiness: string, random: () => number): ContextTest => (ctx) => {
+  const id = stickyId(ctx, stickiness, random)
+  return !!id && normalizedValue(`${ctx.featureToggle || ''}:${id}`, 100, STRATEGY_SEED) <= rollout
+}
+
 const flexibleRollout: StrategyCompiler = (parameters, { random }) => {
   const rollout = rolloutOf(parameters.rollout)
   if (rollout === 'none') return never
   const stickiness = parameters.stickiness || 'default'
-  const randomId = (): string => `${Math.round(random() * 10000) + 1}`
-  let idOf: (ctx: EvalContext) => unknown
-  if (stickiness === 'default') idOf = (ctx) => ctx.userId || ctx.sessionId || randomId()
-  else if (stickiness === 'random') idOf = randomId
-  else idOf = contextLookup(stickiness)
-  if (rollout === 'all') return stickiness === 'default' || stickiness === 'random' ? always : (ctx) => !!idOf(ctx)
-  const groupId = parameters.groupId
-  if (groupId) {
-    // One closure holding the prefix's hash state, with the usual stickiness read in it: an evaluation
-    // reaches one function and its context, not three (issue 26: most of an evaluation is cache misses).
-    const { state, before, head, headLength } = hashPrefix(`${groupId}:`, STRATEGY_SEED)
-    if (stickiness === 'default') {
-      return (ctx) => {
-        const id = ctx.userId || ctx.sessionId || randomId()
-        return bucketOf(state, before, head, headLength, typeof id === 'string' ? id : `${id}`, 100) <= rollout
-      }
-    }
-    return (ctx) => {
-      const id = idOf(ctx)
-      return !!id && bucketOf(state, before, head, headLength, typeof id === 'string' ? id : `${id}`, 100) <= rollout
-    }
-  }
-  // Unleash: SDK flexible-rollout-strategy.ts falls back to context.featureToggle.
-  return (ctx) => {
-    const id = idOf(ctx)
-    return !!id && normalizedValue(`${ctx.featureToggle || ''}:${id}`, 100, STRATEGY_SEED) <= rollout
-  }
+  if (rollout === 'all') return stickiness === 'default' || stickiness === 'random' ? always : presentRule(stickiness)
+  return parameters.groupId ? groupRule(parameters.groupId, rollout, stickiness, random) : featureRule(rollout, stickiness, random)
 }
 
 // flexibleRollout's usual shape: a groupId, a rollout above 0 (100 for all), and the default stickiness or a
