@@ -28,6 +28,17 @@ const withLog = async <T>(path: string, use: (log: EventLog) => Promise<T> | T):
   }
 }
 
+// A log whose commits all fail, as on a full disk, while `disk.full` is set.
+const logOnFillableDisk = (dir: string): { log: EventLog; disk: { full: boolean } } => {
+  const disk = { full: false }
+  const log = EventLog.open(dir, {
+    writeGate: () => {
+      if (disk.full) throw new Error('MDB_MAP_FULL')
+    },
+  })
+  return { log, disk }
+}
+
 // Changes the snapshot database behind the log's back, as a crash or a bad disk would.
 const tamper = async (path: string, change: (db: { get(key: string): Buffer | undefined; putSync(key: string, value: Buffer): void; removeSync(key: string): void }) => void) => {
   const root = open({ path, compression: false, noSubdir: false })
@@ -300,17 +311,11 @@ t.test('hash chain', async (t) => {
   })
 
   t.test('a failed commit takes its links back: the next append chains to the last committed record', async (t) => {
-    const dir = t.testdir()
-    let diskFull = false
-    const log = EventLog.open(dir, {
-      writeGate: () => {
-        if (diskFull) throw new Error('MDB_MAP_FULL')
-      },
-    })
+    const { log, disk } = logOnFillableDisk(t.testdir())
     await log.append<Note>([{ text: 'a' }]).committed
-    diskFull = true
+    disk.full = true
     await t.rejects(log.append<Note>([{ text: 'lost' }]).committed, /MDB_MAP_FULL/)
-    diskFull = false
+    disk.full = false
     const { records, committed } = log.append<Note>([{ text: 'b' }])
     await committed
     t.equal(records[0].id, 2)
@@ -478,18 +483,12 @@ t.test('releaseReadPagesIfIdle reopens only a touched log with nothing under way
 })
 
 t.test('a failed commit never leaves the log closed half-way by a release: the appends after it commit', async (t) => {
-  const dir = t.testdir()
-  let diskFull = false
-  const log = EventLog.open(dir, {
-    writeGate: () => {
-      if (diskFull) throw new Error('MDB_MAP_FULL')
-    },
-  })
+  const { log, disk } = logOnFillableDisk(t.testdir())
   await log.append<Note>([{ text: 'a' }]).committed
-  diskFull = true
+  disk.full = true
   await t.rejects(log.append<Note>([{ text: 'lost' }]).committed, /MDB_MAP_FULL/)
   await log.releaseReadPagesIfIdle()
-  diskFull = false
+  disk.full = false
   await log.append<Note>([{ text: 'b' }]).committed
   t.equal(await log.releaseReadPagesIfIdle(), true, 'released once a write went through')
   await log.append<Note>([{ text: 'c' }]).committed
