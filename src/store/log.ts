@@ -344,20 +344,20 @@ export class EventLog {
         })
       }),
     ).then(
-        () => {
-          this.committedId = lastId
-          this.committedHash = hashes[hashes.length - 1]
-        },
-        async (error: unknown) => {
-          settleCommitError(error)
-          if (generation === this.generation) {
-            this.generation++
-            this.nextId = this.committedId + 1
-            this.headHash = this.committedHash
-          }
-          throw await commitFailure(error)
-        },
-      )
+      () => {
+        this.committedId = lastId
+        this.committedHash = hashes[hashes.length - 1]
+      },
+      async (error: unknown) => {
+        settleCommitError(error)
+        if (generation === this.generation) {
+          this.generation++
+          this.nextId = this.committedId + 1
+          this.headHash = this.committedHash
+        }
+        throw await commitFailure(error)
+      },
+    )
     return { records, committed }
   }
 
