@@ -5,8 +5,9 @@
 // - start-up: from spawning `node dist/src/main.js` to the first 200 of GET /api/client/features, after
 //   a clean stop (snapshot current) and after SIGKILL (a few hundred records behind the snapshot), with
 //   the server's own `start-up:` line (its phases);
-// - snapshot pauses: the event loop's longest block while flags are toggled under load and snapshot
-//   sets are written every SNAPSHOT_EVERY (--snapshot-every) records.
+// - snapshot pauses: the event loop's longest block while flags are toggled under load and two snapshot
+//   sets are written (one is due every SNAPSHOT_EVERY (--snapshot-every) records, or every half as many
+//   records as there are flags when that is more), with the count of sets the server says it wrote.
 // Run: node scripts/build.mjs && node dist/bench/startup-memory.js --flags 50000
 // (--data DIR keeps the data directory, --seed-only stops after seeding, BENCH_SERVER_MAIN=path/main.js
 // measures another build.)
@@ -47,8 +48,11 @@ const BATCH = count('batch', args.batch, 1000)
 // Records written after the last snapshot before the SIGKILL.
 const KILL_AFTER = count('kill-after', args['kill-after'], 300)
 const SNAPSHOT_EVERY = count('snapshot-every', args['snapshot-every'], 5000)
-// Flag toggles under load while snapshot sets are written (each toggle is one record).
-const LOAD_WRITES = count('load-writes', args['load-writes'], 2 * SNAPSHOT_EVERY + 100)
+// The server writes a set after SNAPSHOT_EVERY records or after half as many as there are flags, whichever
+// is more (server.ts): at 50,000 flags every 25,000.
+const SET_EVERY = Math.max(SNAPSHOT_EVERY, Math.ceil(FLAGS / 2))
+// Flag toggles under load while snapshot sets are written (each toggle is one record): two sets.
+const LOAD_WRITES = count('load-writes', args['load-writes'], 2 * SET_EVERY + 100)
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 // Another build's server (an older commit's dist/src/main.js, to compare); by default this one's.
@@ -77,6 +81,8 @@ const start = (dataDir: string) =>
       INIT_FRONTEND_API_TOKENS: frontendToken,
       UNLEASH_FEATURE_FLAGS_LIMIT: String(FLAGS + 1000),
       SNAPSHOT_EVERY: String(SNAPSHOT_EVERY),
+      // Its debug lines: each snapshot set written (and each release of the data file's pages).
+      LOG_LEVEL: 'debug',
       // 1,000 realistic flags are about 3 MB of import body.
       MAX_BODY_BYTES: String(16 * 2 ** 20),
     },
@@ -84,6 +90,7 @@ const start = (dataDir: string) =>
 
 const phaseLine = (server: ChildServer) => /start-up: [^\n"]*/.exec(server.output())?.[0] ?? '(no start-up line)'
 const replayedOf = (server: ChildServer) => Number(/(\d+) events replayed/.exec(server.output())?.[1] ?? NaN)
+const setsWritten = (server: ChildServer) => server.output().split('snapshots written').length - 1
 
 const memory = memoryReport
 
@@ -163,6 +170,7 @@ const run = async () => {
     const names = features.map((f) => f.name)
     await new Promise((resolve) => setTimeout(resolve, 3000))
     await memory(server)
+    const setsBefore = setsWritten(server)
     const loadBegan = performance.now()
     await forEachLimited(
       Array.from({ length: LOAD_WRITES }, (_, i) => i),
@@ -171,11 +179,12 @@ const run = async () => {
     )
     const loadSeconds = (performance.now() - loadBegan) / 1000
     const underLoad = await memory(server)
-    say(`${thousands(LOAD_WRITES)} toggles at 8 connections in ${fixed(loadSeconds, 1)} s with a snapshot set every ${thousands(SNAPSHOT_EVERY)}: longest event-loop block ${fixed(underLoad.maxBlockMs, 0)} ms, p99 ${fixed(underLoad.p99BlockMs, 0)} ms; load ${loadAverage()}`)
+    const sets = setsWritten(server) - setsBefore
+    say(`${thousands(LOAD_WRITES)} toggles at 8 connections in ${fixed(loadSeconds, 1)} s, ${sets} snapshot sets written (one due every ${thousands(SET_EVERY)}): longest event-loop block ${fixed(underLoad.maxBlockMs, 0)} ms, p99 ${fixed(underLoad.p99BlockMs, 0)} ms; load ${loadAverage()}`)
 
     // SIGKILL with KILL_AFTER records after the last snapshot set.
-    const sinceSnapshot = LOAD_WRITES % SNAPSHOT_EVERY
-    const more = (KILL_AFTER - sinceSnapshot + SNAPSHOT_EVERY) % SNAPSHOT_EVERY
+    const sinceSnapshot = LOAD_WRITES % SET_EVERY
+    const more = (KILL_AFTER - sinceSnapshot + SET_EVERY) % SET_EVERY
     await forEachLimited(Array.from({ length: more }, (_, i) => i), 8, (i) => toggle(api, names[(i >> 1) % names.length], i % 2 === 1) as Promise<never>)
     await killHard(server)
     const killed = await start(dataDir)
@@ -210,7 +219,7 @@ const run = async () => {
     )
     say('')
     say(`clean stop (writes the snapshot set): ${fixed(stopMs / 1000, 2)} s; client features body ${fixed(clean.bodyBytes / MiB, 1)} MiB`)
-    say(`snapshot sets under load: longest event-loop block ${fixed(underLoad.maxBlockMs, 0)} ms (p99 ${fixed(underLoad.p99BlockMs, 0)} ms) over ${thousands(LOAD_WRITES)} toggles`)
+    say(`snapshot sets under load: longest event-loop block ${fixed(underLoad.maxBlockMs, 0)} ms (p99 ${fixed(underLoad.p99BlockMs, 0)} ms) over ${thousands(LOAD_WRITES)} toggles, ${sets} sets written`)
     say(`load average at the end: ${loadAverage()}`)
   } finally {
     if (root !== undefined) rmSync(root, { recursive: true, force: true })
