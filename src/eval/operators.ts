@@ -466,10 +466,10 @@ const forgetTest = new FinalizationRegistry<string>((key) => {
 const maxSharedKeyLength = 400
 
 const isText = (value: unknown): value is string => typeof value === 'string'
-const isFlag = (value: unknown): boolean => value === undefined || typeof value === 'boolean'
+const isBooleanOrAbsent = (value: unknown): boolean => value === undefined || typeof value === 'boolean'
 
 const sharingKey = (c: EvalConstraint): string | undefined => {
-  if (!isText(c.contextName) || !isText(c.operator) || !isFlag(c.inverted) || !isFlag(c.caseInsensitive)) return undefined
+  if (!isText(c.contextName) || !isText(c.operator) || !isBooleanOrAbsent(c.inverted) || !isBooleanOrAbsent(c.caseInsensitive)) return undefined
   if (c.value !== undefined && !isText(c.value)) return undefined
   if (c.values !== undefined && !(Array.isArray(c.values) && c.values.every(isText))) return undefined
   const key = JSON.stringify([c.contextName, c.operator, c.inverted === true, c.caseInsensitive === true, c.value ?? 0, c.values ?? 0])
