@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { CommitPipeline, type CommitStep } from './actors/commit-pipeline.js'
 import { Dispatcher, indexKeysOf } from './actors/dispatch.js'
 import { recover, snapshotEntries, snapshotFormat, type ReplayedReadModel } from './actors/recovery.js'
-import { encodeEntries, servingPause } from './actors/snapshot-codec.js'
+import { encodeEntries, nextTurn, servingPause } from './actors/snapshot-codec.js'
 import { startUpLine } from './start-up-line.js'
 import { Registry } from './actors/registry.js'
 import { apiTokenRoutes } from './api/api-tokens.routes.js'
@@ -369,6 +369,8 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   let snapshotWrittenAt: Date | undefined
   // While serving, the set is encoded in slices between which requests are served (sliced); at a stop, at once.
   const saveSnapshot = async (sliced: boolean) => {
+    // Begun on a turn of its own, not in the one whose commit made it due (which served requests already).
+    if (sliced) await nextTurn()
     const started = performance.now()
     const entries = committedEntries()
     sinceSnapshot = 0

@@ -132,7 +132,7 @@ const persistentMapsIn = (value: unknown, found: PersistentMap<unknown, unknown>
 // does not hold yet is encoded ahead of its entry, one at a time, then the entries one by one. The
 // states are immutable and the read models' entries copies, so what is encoded stays the set of one
 // log position however long it takes.
-export const encodeEntries = async (set: SnapshotSet, entries: readonly SnapshotEntry[], pause?: () => Promise<void>, sliceMs = 8): Promise<void> => {
+export const encodeEntries = async (set: SnapshotSet, entries: readonly SnapshotEntry[], pause?: () => Promise<void>, sliceMs = 4): Promise<void> => {
   let began = performance.now()
   const breathe = async () => {
     if (!pause || performance.now() - began < sliceMs) return
