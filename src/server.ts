@@ -456,8 +456,8 @@ const serveData = async (config: Config, options: ServerOptions, http: HttpServe
   logger.info(startUpLine(recovered, marks))
   // The flag search's index, built once serving has begun rather than on the admin UI's first list;
   // a little after, so that the first SDK polls after a start are not kept waiting behind it (1.6 s
-  // at 50,000 flags on a busy machine).
-  const warming = setTimeout(() => side.deps.featureSearch.warm(), 2000).unref()
+  // at 50,000 flags on a busy machine), and in slices between which requests are served.
+  const warming = setTimeout(() => void side.deps.featureSearch.warmInSlices(nextTurn), 2000).unref()
   publisher?.start()
 
   return {

@@ -207,9 +207,16 @@ const sameIndexKeys = (a: Row, b: Row): boolean =>
   a.segmentUses.length === b.segmentUses.length &&
   a.segmentUses.every((id, i) => id === b.segmentUses[i])
 
+// Every flag of a state (an immutable value, so it may be walked across turns), by project and name.
+function* flagsOf(projects: ReadonlyMap<string, ProjectState>): Generator<readonly [string, string]> {
+  for (const [id, project] of projects) for (const name of project.features.keys()) yield [id, name]
+}
+
 export class FeatureSearchIndex {
-  // Built by warm() or the first search from the committed state, then kept up by apply().
+  // Built by warm(), warmInSlices() or the first search from the committed state, then kept up by apply().
   private rows: Map<string, Row> | undefined
+  // While warmInSlices() runs: the flags of the state it began from that it has yet to read.
+  private unread: Iterator<readonly [string, string]> | undefined
   private byCreated = new OrderedRows(createdOrder)
   private byName = new OrderedRows(nameOrder)
   private ordersStale = false
@@ -228,6 +235,7 @@ export class FeatureSearchIndex {
   // The committed state changed under the index (a replica restored a snapshot): build it again.
   reset(): void {
     this.rows = undefined
+    this.unread = undefined
     this.byCreated = new OrderedRows(createdOrder)
     this.byName = new OrderedRows(nameOrder)
     this.ordersStale = false
@@ -237,6 +245,44 @@ export class FeatureSearchIndex {
   // Builds the index now rather than on the first search (50,000 flags take a few hundred ms).
   warm(): void {
     this.ordered()
+  }
+
+  // The same in slices of about `sliceMs`, with `pause()` between them, so that requests are served
+  // meanwhile (at 50,000 flags the whole build blocked the event loop for 200 ms). The orders are kept
+  // one row at a time as the rows are made, and apply() keeps what is read so far; a search or
+  // dependencyType() meanwhile reads the rest at once, and a reset() ends it.
+  async warmInSlices(pause: () => Promise<void>, sliceMs = 4): Promise<void> {
+    if (this.rows) return
+    const unread = flagsOf(this.projects())
+    this.rows = new Map()
+    this.ordersStale = false
+    this.byCreated = new OrderedRows(createdOrder)
+    this.byName = new OrderedRows(nameOrder)
+    this.unread = unread
+    let began = performance.now()
+    while (this.unread === unread && this.readOne(unread)) {
+      if (performance.now() - began < sliceMs) continue
+      await pause()
+      began = performance.now()
+    }
+  }
+
+  // Reads one flag the warm-up has not read as it is now (apply() may have read it already, or it may
+  // be gone); false when none is left.
+  private readOne(unread: Iterator<readonly [string, string]>): boolean {
+    const next = unread.next()
+    if (next.done) {
+      if (this.unread === unread) this.unread = undefined
+      return false
+    }
+    const [project, name] = next.value
+    this.refresh(name, this.locate(name, project))
+    return true
+  }
+
+  private readUnread(): void {
+    const unread = this.unread
+    if (unread) while (this.readOne(unread));
   }
 
   // Committed records: the committed state already holds them.
@@ -286,11 +332,12 @@ export class FeatureSearchIndex {
     const old = rows.get(name)
     if (old?.feature === feature) return
     if (!feature) {
-      if (old) this.unindex(old)
+      if (!old) return
+      this.unindex(old)
       rows.delete(name)
       if (!this.ordersStale) {
-        this.byCreated.remove(old!)
-        this.byName.remove(old!)
+        this.byCreated.remove(old)
+        this.byName.remove(old)
       }
       return
     }
@@ -342,6 +389,7 @@ export class FeatureSearchIndex {
   }
 
   private ordered(): { byCreated: Row[]; byName: Row[] } {
+    this.readUnread()
     const rows = this.rows ?? this.build()
     if (this.ordersStale) {
       const byCreated = [...rows.values()].sort(createdOrder)
@@ -355,6 +403,7 @@ export class FeatureSearchIndex {
   // 'parent' when active flags depend on it, 'child' when it depends on one.
   dependencyType(feature: Feature): 'parent' | 'child' | null {
     if (feature.dependencies.length > 0) return 'child'
+    this.readUnread()
     return (this.childrenOf.get(feature.name)?.size ?? 0) > 0 ? 'parent' : null
   }
 

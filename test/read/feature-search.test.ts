@@ -319,3 +319,62 @@ t.test('orders kept one change at a time over thousands of flags match orders so
   }
   t.equal(searchWith(index, { limit: '1' }).total, projects.get('default')!.features.size)
 })
+
+t.test('a warm-up in slices reads every flag, pausing between slices, and keeps the changes applied meanwhile', async (t) => {
+  minute = 0
+  const projects = new Map([
+    ['default', projectOf('default', Array.from({ length: 300 }, (_, i) => flag(`f-${String(i).padStart(3, '0')}`)))],
+    ['other', projectOf('other', [flag('o-1'), flag('o-2')])],
+  ])
+  const index = new FeatureSearchIndex(() => projects)
+  const change = (name: string, feature: Feature | undefined, type: EventType) => {
+    const state = projects.get('default')!
+    const features = new Map(state.features)
+    if (feature) features.set(name, feature)
+    else features.delete(name)
+    projects.set('default', { ...state, features })
+    index.apply([{ id: 1, type, createdAt: '2024-05-01T00:00:00.000Z', createdBy: 't', createdByUserId: 1, project: 'default', featureName: name } as EventRecord])
+  }
+  let pauses = 0
+  const pause = async () => {
+    pauses++
+    if (pauses === 10) change('new-1', { ...flag('new-1'), project: 'default' }, 'feature-created')
+    if (pauses === 20) change('f-250', undefined, 'feature-deleted')
+    if (pauses === 30) {
+      change('f-005', { ...projects.get('default')!.features.get('f-005')!, description: 'read before' }, 'feature-metadata-updated')
+      change('f-200', { ...projects.get('default')!.features.get('f-200')!, description: 'read after' }, 'feature-metadata-updated')
+    }
+  }
+  // A slice of 0 ms: a pause after every flag.
+  await index.warmInSlices(pause, 0)
+  t.ok(pauses >= 301, `paused between the flags (${pauses} pauses)`)
+  const fresh = new FeatureSearchIndex(() => projects)
+  for (const query of [{ limit: '1000' }, { sortBy: 'name', limit: '1000' }, { sortOrder: 'desc', limit: '1000' }] as FeatureSearchQuery[]) {
+    t.same(names(index, query), names(fresh, query), `${JSON.stringify(query)}: what an index built now finds`)
+  }
+  t.equal(searchWith(index, { limit: '1' }).total, 302, '300 flags, one created and one deleted meanwhile, and two in another project')
+  t.same(names(index, { query: 'new-1' }), ['new-1'], 'the flag created meanwhile is there')
+  t.same(names(index, { query: 'f-250' }), [], 'the flag deleted meanwhile is not')
+  const description = (name: string) => searchWith(index, { query: name }).hits.find((h) => h.feature.name === name)?.feature.description
+  t.equal(description('f-005'), 'read before', 'a flag changed after the warm-up read it')
+  t.equal(description('f-200'), 'read after', 'a flag changed before the warm-up read it')
+})
+
+t.test('a search during a warm-up in slices reads the flags left at once', async (t) => {
+  minute = 0
+  const projects = new Map([['default', projectOf('default', Array.from({ length: 50 }, (_, i) => flag(`g-${String(i).padStart(2, '0')}`)))]])
+  const index = new FeatureSearchIndex(() => projects)
+  let resume: () => void = () => {}
+  let paused = 0
+  const warming = index.warmInSlices(() => {
+    paused++
+    return new Promise<void>((resolve) => (resume = resolve))
+  }, 0)
+  t.equal(paused, 1, 'paused after the first flag')
+  t.equal(searchWith(index, { limit: '100' }).total, 50, 'the search finds every flag')
+  t.equal(index.counters.rowsMade, 50, 'each flag read once')
+  resume()
+  await warming
+  t.equal(paused, 1, 'the warm-up ends at its next turn: nothing is left to read')
+  t.equal(index.counters.rowsMade, 50, 'and reads nothing again')
+})
