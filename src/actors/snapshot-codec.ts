@@ -2,6 +2,7 @@ import { Packr, addExtension } from 'msgpackr'
 import { PersistentMap } from '../domain/immutable.js'
 import { blobBytesPerTransaction, type EventLog, type SnapshotEntry, type SnapshotSet } from '../store/log.js'
 import { afterDecode, blobBytes, blobId, blobSink, sharedDecoded } from '../store/snapshot-blobs.js'
+import { nextTurn } from '../next-turn.js'
 
 // States hold PersistentMaps wherever a map grew large (a project's flags). A snapshot stores one as
 // the names of its chunks, each chunk a blob of its own (store/snapshot-blobs.ts) encoded once per
@@ -154,9 +155,6 @@ export const encodeEntries = async (set: SnapshotSet, entries: readonly Snapshot
     await breathe()
   }
 }
-
-// One turn of the event loop: what waited (requests, commits) runs before the next slice.
-export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 // The pause of a set encoded while serving: once a few MB of chunks wait, their write (so that a set of
 // every chunk is not held in memory whole: 43 MB at 50,000 flags), then a turn of the event loop. The
