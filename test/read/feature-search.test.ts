@@ -262,6 +262,18 @@ t.test('the listed row: Unleash 8.2 fields', async (t) => {
   t.same(view('web-one').createdBy, { id: 5, name: 'jo', imageUrl: 'https://gravatar.com/avatar/f4e19df2e6c609fbd59a42b9063d0fadf44260218531ea21ad8c575f205c0453?s=42&d=retro&r=g' }, 'a user: name, else username, else email; the gravatar of the lower-cased email')
 })
 
+const record = (type: EventType, featureName: string): EventRecord => ({ id: 1, type, createdAt: '2024-05-01T00:00:00.000Z', createdBy: 't', createdByUserId: 1, project: 'default', featureName }) as EventRecord
+
+// A change to one flag of project default, as a commit makes it: a new state, then its record applied.
+const changeOf = (projects: Map<string, ProjectState>, index: FeatureSearchIndex) => (name: string, feature: Feature | undefined, type: EventType) => {
+  const state = projects.get('default')!
+  const features = new Map(state.features)
+  if (feature) features.set(name, feature)
+  else features.delete(name)
+  projects.set('default', { ...state, features })
+  index.apply([record(type, name)])
+}
+
 t.test('orders kept one change at a time over thousands of flags match orders sorted from scratch', async (t) => {
   minute = 0
   let seed = 24
@@ -269,15 +281,7 @@ t.test('orders kept one change at a time over thousands of flags match orders so
   const projects = new Map([['default', projectOf('default', [])]])
   const index = new FeatureSearchIndex(() => projects)
   index.warm()
-  const record = (type: EventType, featureName: string): EventRecord => ({ id: 1, type, createdAt: '2024-05-01T00:00:00.000Z', createdBy: 't', createdByUserId: 1, project: 'default', featureName }) as EventRecord
-  const change = (name: string, feature: Feature | undefined, type: EventType) => {
-    const state = projects.get('default')!
-    const features = new Map(state.features)
-    if (feature) features.set(name, feature)
-    else features.delete(name)
-    projects.set('default', { ...state, features })
-    index.apply([record(type, name)])
-  }
+  const change = changeOf(projects, index)
   // One at a time: the chunks of both orders fill and split.
   for (let i = 0; i < 3000; i++) {
     const name = `flag-${Math.floor(random() * 1e6)}-${i}`
@@ -327,14 +331,7 @@ t.test('a warm-up in slices reads every flag, pausing between slices, and keeps 
     ['other', projectOf('other', [flag('o-1'), flag('o-2')])],
   ])
   const index = new FeatureSearchIndex(() => projects)
-  const change = (name: string, feature: Feature | undefined, type: EventType) => {
-    const state = projects.get('default')!
-    const features = new Map(state.features)
-    if (feature) features.set(name, feature)
-    else features.delete(name)
-    projects.set('default', { ...state, features })
-    index.apply([{ id: 1, type, createdAt: '2024-05-01T00:00:00.000Z', createdBy: 't', createdByUserId: 1, project: 'default', featureName: name } as EventRecord])
-  }
+  const change = changeOf(projects, index)
   let pauses = 0
   const pause = async () => {
     pauses++
