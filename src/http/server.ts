@@ -76,6 +76,7 @@ const corsAllowHeaders = 'Authorization, Content-Type, If-None-Match, Unleash-Ap
 export { parseJsonBody }
 
 export const withEtag = (reply: Reply, ifNoneMatch: string | undefined): Reply => {
+  if (reply.pieces !== undefined) return reply.status === 200 && ifNoneMatch !== undefined && ifNoneMatch === reply.headers?.etag ? { status: 304, headers: reply.headers } : reply
   if (reply.status !== 200 || reply.body === undefined || Buffer.isBuffer(reply.body) || typeof reply.body === 'string' || reply.headers?.etag) return reply
   const payload = JSON.stringify(reply.body)
   const etag = `W/"${createHash('sha1').update(payload).digest('base64url')}"`
@@ -434,9 +435,24 @@ const writeHead = (res: uWS.HttpResponse, reply: Reply, extraHeaders: Record<str
 const largeBody = 1 << 20
 
 // tryEnd() writes only what the socket takes and keeps nothing; uWS asks for the rest (onWritable) from
-// the offset it reached. The body is held, not copied, until all of it is written or the client has gone.
-const endInPieces = (res: uWS.HttpResponse, state: RequestState, reply: Reply, extraHeaders: Record<string, string> | undefined, body: Buffer) => {
-  const total = body.length
+// the offset it reached. The body (one Buffer, or a reply's pieces in order) is held, not copied, until
+// all of it is written or the client has gone.
+const endInPieces = (res: uWS.HttpResponse, state: RequestState, reply: Reply, extraHeaders: Record<string, string> | undefined, pieces: readonly Buffer[]) => {
+  let total = 0
+  for (const piece of pieces) total += piece.length
+  // The piece the connection is in, and where it starts in the body.
+  let at = 0
+  let atOffset = 0
+  // Writes from `offset` on, piece after piece while the connection takes them whole.
+  const writeFrom = (offset: number): boolean => {
+    while (at < pieces.length - 1 && atOffset + pieces[at].length <= offset) atOffset += pieces[at++].length
+    for (;;) {
+      const [taken, done] = res.tryEnd(pieces[at].subarray(offset - atOffset), total)
+      if (done) finish()
+      if (done || !taken || at === pieces.length - 1) return taken
+      offset = atOffset += pieces[at++].length
+    }
+  }
   // Inside its uWS callback a response is corked already; one answered later (watched) is not.
   const corked = !state.watched
   let finished = false
@@ -452,15 +468,13 @@ const endInPieces = (res: uWS.HttpResponse, state: RequestState, reply: Reply, e
     if (finished || state.aborted) return true
     let ok = false
     res.cork(() => {
-      const [taken, done] = res.tryEnd(body.subarray(offset), total)
-      ok = taken
-      if (done) finish()
+      ok = writeFrom(offset)
     })
     return ok
   })
   const first = () => {
     writeHead(res, reply, extraHeaders, false)
-    if (res.tryEnd(body, total)[1]) finish()
+    writeFrom(0)
   }
   if (corked) first()
   else res.cork(first)
@@ -513,12 +527,17 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       return
     }
     if (reply.stream) return openStream(res, state, reply, extraHeaders, log)
+    if (reply.pieces !== undefined && reply.pieces.length > 0 && reply.status === 200) {
+      endInPieces(res, state, reply, extraHeaders, reply.pieces)
+      if (metrics) metrics.record(state.slots ?? unmatched!, reply.status, (performance.now() - state.started) / 1000)
+      return
+    }
     const body = reply.body
     const serialised = body !== undefined && !Buffer.isBuffer(body) && typeof body !== 'string'
     const payload = body === undefined ? '' : serialised ? JSON.stringify(body) : (body as Buffer | string)
     const json = serialised && !reply.headers?.['content-type'] && !extraHeaders?.['content-type']
     if (Buffer.isBuffer(payload) && payload.length >= largeBody && !closeConnection && reply.status !== 304 && reply.status !== 204) {
-      endInPieces(res, state, reply, extraHeaders, payload)
+      endInPieces(res, state, reply, extraHeaders, [payload])
       if (metrics) metrics.record(state.slots ?? unmatched!, reply.status, (performance.now() - state.started) / 1000)
       return
     }

@@ -40,6 +40,9 @@ export interface Reply {
   status: number
   // A Buffer or string is sent as is; anything else as JSON.
   body?: unknown
+  // Instead of a body: one made in pieces (a long answer built a slice at a time), sent in order as the
+  // connection takes it, never joined. Its headers name its content type and ETag.
+  pieces?: readonly Buffer[]
   headers?: Record<string, string>
   // A response that stays open (server-sent events): called once the status and headers are written.
   stream?: (stream: OpenStream) => void

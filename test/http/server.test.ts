@@ -1,7 +1,7 @@
 import net from 'node:net'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { fixedHeaders } from '../../src/http/fixed-headers.js'
-import { startHttpServer } from '../../src/http/server.js'
+import { startHttpServer, withEtag } from '../../src/http/server.js'
 import type { OpenStream, Principal, Request, Route } from '../../src/http/types.js'
 
 // What each request costs the HTTP layer before a route runs: no closures of its own, no query parsing
@@ -116,6 +116,15 @@ t.test("a reply's release() is called once its body is handed to the connection,
   t.same(releases, ['GET', 'POST'], 'once per reply')
 })
 
+// A server answering one public GET route; stopped when the test ends.
+const servingOne = async (t: Test, path: string, handler: Route['handler']) => {
+  const server = await startHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1000 })
+  t.teardown(() => server.close())
+  const nobody = (): Principal | undefined => undefined
+  server.serve([{ method: 'GET', path, access: 'public', handler }], { byToken: nobody, bySession: nobody })
+  return server
+}
+
 // A body of megabytes is handed to uWS as the socket takes it (a copy in uWS's own buffer costs 32 moves
 // of what is left as it drains): the lent buffer is held until all of it has gone, or the client has.
 t.test('a large lent body is held until the socket has taken all of it, and let go when the client leaves', async (t) => {
@@ -123,29 +132,18 @@ t.test('a large lent body is held until the socket has taken all of it, and let 
   let released = 0
   let onRelease = () => {}
   let onAnswer = () => {}
-  const server = await startHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1000 })
-  t.teardown(() => server.close())
-  const nobody = (): Principal | undefined => undefined
-  server.serve(
-    [{
-      method: 'GET',
-      path: '/large',
-      access: 'public',
-      handler: () => {
-        setImmediate(onAnswer)
-        return {
-          status: 200,
-          body: lent,
-          release: () => {
-            released++
-            lent.fill('b')
-            onRelease()
-          },
-        }
+  const server = await servingOne(t, '/large', () => {
+    setImmediate(onAnswer)
+    return {
+      status: 200,
+      body: lent,
+      release: () => {
+        released++
+        lent.fill('b')
+        onRelease()
       },
-    }],
-    { byToken: nobody, bySession: nobody },
-  )
+    }
+  })
   // A client that does not read yet: the kernel takes a few MB of the body, uWS none of the rest.
   const request = async () => {
     const socket = net.connect({ host: '127.0.0.1', port: server.port })
@@ -188,6 +186,51 @@ t.test('a large lent body is held until the socket has taken all of it, and let 
   leaving.destroy()
   await releasedAgain
   t.equal(released, 2, 'and let go once its client left')
+})
+
+t.test("a reply's pieces are sent in order with their summed length, across a client that reads late", async (t) => {
+  // Pieces of several MB (more than the kernel takes at once) and odd lengths, each of its own byte.
+  const pieces = [3, 5 * 1024 * 1024 + 7, 1, 4 * 1024 * 1024 + 13, 2 * 1024 * 1024].map((length, i) => Buffer.alloc(length, 97 + i))
+  const total = pieces.reduce((sum, piece) => sum + piece.length, 0)
+  let released = 0
+  let onAnswer = () => {}
+  // Answered later, as a list made in slices is.
+  const server = await servingOne(t, '/pieces', async () => {
+    await new Promise((resolve) => setImmediate(resolve))
+    setImmediate(onAnswer)
+    return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, pieces, release: () => void released++ }
+  })
+  const socket = net.connect({ host: '127.0.0.1', port: server.port })
+  socket.pause()
+  t.teardown(() => socket.destroy())
+  const answered = new Promise<void>((resolve) => (onAnswer = resolve))
+  socket.write('GET /pieces HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+  await answered
+  t.equal(released, 0, 'held while the client has not read them')
+  const received: Buffer[] = []
+  const whole = new Promise<void>((resolve) => {
+    socket.on('data', (chunk: Buffer) => {
+      received.push(chunk)
+      const text = Buffer.concat(received)
+      const head = text.indexOf('\r\n\r\n')
+      if (head >= 0 && text.length - head - 4 >= total) resolve()
+    })
+  })
+  socket.resume()
+  await whole
+  const text = Buffer.concat(received)
+  const head = text.subarray(0, text.indexOf('\r\n\r\n')).toString()
+  t.match(head, new RegExp(`content-length: ${total}`, 'i'), 'sent with the pieces\' summed length')
+  t.match(head, /content-type: application\/json/i, 'with its own headers')
+  t.ok(text.subarray(text.indexOf('\r\n\r\n') + 4).equals(Buffer.concat(pieces)), 'every byte, in order')
+  t.equal(released, 1, 'let go once all of them had gone')
+})
+
+t.test('an ETag of a reply in pieces is answered with 304 when the client has it', async (t) => {
+  const reply = { status: 200, headers: { etag: 'W/"abc"', 'content-type': 'application/json; charset=utf-8' }, pieces: [Buffer.from('{}')] }
+  t.same(withEtag(reply, 'W/"abc"'), { status: 304, headers: reply.headers })
+  t.equal(withEtag(reply, 'W/"other"'), reply, 'another ETag: the pieces')
+  t.equal(withEtag(reply, undefined), reply, 'none: the pieces')
 })
 
 // Raw, so that a header can be sent on two lines as a proxy that adds its own line does.
