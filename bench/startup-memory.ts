@@ -7,7 +7,9 @@
 //   the server's own `start-up:` line (its phases);
 // - snapshot pauses: the event loop's longest block while flags are toggled under load and two snapshot
 //   sets are written (one is due every SNAPSHOT_EVERY (--snapshot-every) records, or every half as many
-//   records as there are flags when that is more), with the count of sets the server says it wrote.
+//   records as there are flags when that is more), with the count of sets the server says it wrote;
+// - admin lists: each list of every flag (GET /api/admin/features, the project's features, the project
+//   with them), its size and time, and the event loop's longest block while it was made.
 // Run: node scripts/build.mjs && node dist/bench/startup-memory.js --flags 50000
 // (--data DIR keeps the data directory, --seed-only stops after seeding, BENCH_SERVER_MAIN=path/main.js
 // measures another build.)
@@ -166,7 +168,7 @@ const run = async () => {
     say(`clean restart: ${fixed(clean.firstFeaturesMs / 1000, 2)} s to the first client features (${fixed(clean.listeningMs / 1000, 2)} s to listening, ${fixed(clean.headersMs / 1000, 2)} s to its headers, ${fixed(clean.cpuMs / 1000, 2)} s of server CPU, ${fixed(clean.mainCpuMs / 1000, 2)} s of it on the main thread), ${thousands(replayedOf(server))} replayed; ${cleanPhases}; load ${loadAverage()}`)
 
     // Snapshot sets written under load: flags toggled at 8 connections while the probe watches the event loop
-    // (after the flag search's index is warmed, 2 s after serving began: a one-time block of its own).
+    // (after the flag search's index is warmed, 2 s after serving began).
     const names = features.map((f) => f.name)
     await new Promise((resolve) => setTimeout(resolve, 3000))
     await memory(server)
@@ -181,6 +183,21 @@ const run = async () => {
     const underLoad = await memory(server)
     const sets = setsWritten(server) - setsBefore
     say(`${thousands(LOAD_WRITES)} toggles at 8 connections in ${fixed(loadSeconds, 1)} s, ${sets} snapshot sets written (one due every ${thousands(SET_EVERY)}): longest event-loop block ${fixed(underLoad.maxBlockMs, 0)} ms, p99 ${fixed(underLoad.p99BlockMs, 0)} ms; load ${loadAverage()}`)
+
+    // The admin lists of every flag, one at a time while the probe watches the event loop: their answers grow
+    // with the flags (106 MB at 50,000), so they are made a slice at a time.
+    const lists: string[] = []
+    for (const list of ['/api/admin/features', '/api/admin/projects/default/features', '/api/admin/projects/default']) {
+      await memory(server)
+      const began = performance.now()
+      const answer = await fetch(`${server.url}${list}`, { headers: { authorization: adminToken } })
+      const bytes = (await answer.arrayBuffer()).byteLength
+      const ms = performance.now() - began
+      const listed = await memory(server)
+      if (answer.status !== 200) throw new Error(`GET ${list}: ${answer.status}`)
+      lists.push(`GET ${list}: ${fixed(bytes / MiB, 1)} MiB in ${fixed(ms, 0)} ms, longest event-loop block ${fixed(listed.maxBlockMs, 0)} ms`)
+      say(lists[lists.length - 1])
+    }
 
     // SIGKILL with KILL_AFTER records after the last snapshot set.
     const sinceSnapshot = LOAD_WRITES % SET_EVERY
@@ -220,6 +237,7 @@ const run = async () => {
     say('')
     say(`clean stop (writes the snapshot set): ${fixed(stopMs / 1000, 2)} s; client features body ${fixed(clean.bodyBytes / MiB, 1)} MiB`)
     say(`snapshot sets under load: longest event-loop block ${fixed(underLoad.maxBlockMs, 0)} ms (p99 ${fixed(underLoad.p99BlockMs, 0)} ms) over ${thousands(LOAD_WRITES)} toggles, ${sets} sets written`)
+    for (const line of lists) say(line)
     say(`load average at the end: ${loadAverage()}`)
   } finally {
     if (root !== undefined) rmSync(root, { recursive: true, force: true })

@@ -2,7 +2,7 @@ import { badData, notFound } from '../domain/errors.js'
 import { checkNamingPattern, checkNewFeatureName, featureData } from '../domain/features.js'
 import type { Feature } from '../domain/project-state.js'
 import type { Request, Route } from '../http/types.js'
-import { featureEnvironmentView, featureView } from '../read/admin-views.js'
+import { featureEnvironmentView, featureView, type AdminViewContext } from '../read/admin-views.js'
 import {
   changeProjectSchema,
   createFeatureSchema,
@@ -15,6 +15,7 @@ import {
 import { empty, json, metaOf, type ApiDeps } from './deps.js'
 import { committedFeature, committedProject, locateFeature, viewContext } from './lookups.js'
 import { parse } from './parse.js'
+import { activeFeatures, slicedJsonList } from './sliced-json.js'
 import { pastFeature, pastProject, pastViewContext, pastWorld, worldAfter } from './history.js'
 import { featureDataResponse, featureEnvironmentResponse, featureResponse, featuresResponse } from '../schemas/responses.js'
 import { newId } from '../new-id.js'
@@ -73,8 +74,7 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       handler: (req) => {
         const project = committedProject(deps, req.params.projectId)
         const ctx = viewContext(deps, project, req)
-        const features = [...project.features.values()].filter((f) => !f.archived).map((f) => featureView(f, ctx))
-        return json({ version: 2, features })
+        return slicedJsonList({ before: { version: 2 }, key: 'features', items: activeFeatures(project), view: (f) => featureView(f, ctx) })
       },
     },
     {
@@ -171,12 +171,14 @@ export const featureRoutes = (deps: ApiDeps): Route[] => {
       access: 'admin',
       docs: { responses: { 200: featuresResponse } },
       handler: (req) => {
-        const features = []
-        for (const project of deps.reads.projects.values()) {
-          const ctx = viewContext(deps, project, req)
-          for (const feature of project.features.values()) if (!feature.archived) features.push(featureView(feature, ctx))
+        const projects = [...deps.reads.projects.values()]
+        function* withContexts(): Generator<[Feature, AdminViewContext]> {
+          for (const project of projects) {
+            const ctx = viewContext(deps, project, req)
+            for (const feature of activeFeatures(project)) yield [feature, ctx]
+          }
         }
-        return json({ version: 2, features })
+        return slicedJsonList({ before: { version: 2 }, key: 'features', items: withContexts(), view: ([feature, ctx]) => featureView(feature, ctx) })
       },
     },
     {

@@ -9,6 +9,7 @@ import { committedProject, viewContext } from './lookups.js'
 import { parse } from './parse.js'
 import { isFavoriteOf } from '../domain/favorites.js'
 import { viewerKey } from './viewer.js'
+import { activeFeatures, slicedJsonList } from './sliced-json.js'
 import { projectResponse, projectWithFeaturesResponse, projectsResponse } from '../schemas/responses.js'
 
 const freeProjectId = (deps: ApiDeps, name: string): string => {
@@ -52,8 +53,13 @@ export const projectRoutes = (deps: ApiDeps): Route[] => [
     handler: (req) => {
       const project = committedProject(deps, req.params.projectId)
       const ctx = viewContext(deps, project, req)
-      const features = [...project.features.values()].filter((f) => !f.archived).map((f) => featureView(f, ctx))
-      return json({ ...projectSummaryView(project), favorite: isFavoriteOf(project.favoritedBy, viewerKey(req)), version: 1, features, members: 0 })
+      return slicedJsonList({
+        before: { ...projectSummaryView(project), favorite: isFavoriteOf(project.favoritedBy, viewerKey(req)), version: 1 },
+        key: 'features',
+        items: activeFeatures(project),
+        view: (f) => featureView(f, ctx),
+        after: { members: 0 },
+      })
     },
   },
   {
