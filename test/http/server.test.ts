@@ -224,6 +224,11 @@ t.test("a reply's pieces are sent in order with their summed length, across a cl
   t.match(head, /content-type: application\/json/i, 'with its own headers')
   t.ok(text.subarray(text.indexOf('\r\n\r\n') + 4).equals(Buffer.concat(pieces)), 'every byte, in order')
   t.equal(released, 1, 'let go once all of them had gone')
+  // A client that reads as they come: more than a turn's worth goes without the connection refusing any.
+  const fast = await fetch(`http://127.0.0.1:${server.port}/pieces`)
+  t.equal(fast.headers.get('content-length'), String(total))
+  t.ok(Buffer.from(await fast.arrayBuffer()).equals(Buffer.concat(pieces)), 'read as they come: every byte, in order')
+  t.equal(released, 2, 'let go once more')
 })
 
 t.test('an ETag of a reply in pieces is answered with 304 when the client has it', async (t) => {
