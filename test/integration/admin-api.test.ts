@@ -85,6 +85,24 @@ t.test('projects', async (t) => {
     t.match(one.body, { id: 'alpha', name: 'Alpha', features: [] })
   })
 
+  t.test("a project's featureCount and health follow its flags: one marked stale, one archived", async (t) => {
+    await newProject('counted')
+    for (const name of ['c-1', 'c-2', 'c-3', 'c-4']) await newFeature('counted', name)
+    const summary = async () => {
+      const one = (await getProject(server, 'counted')).body
+      const listed = (await listProjects(server)).body.projects.find((p: any) => p.id === 'counted')
+      t.same([listed.featureCount, listed.health], [one.featureCount, one.health], 'the list says what the project says')
+      return [one.featureCount, one.health]
+    }
+    t.same(await summary(), [4, 100], 'four flags, none stale')
+    expectOk(await patchFeature(server, 'counted', 'c-1', [{ op: 'replace', path: '/stale', value: true }]), 'mark c-1 stale')
+    t.same(await summary(), [4, 75], 'one of four stale')
+    expectOk(await archiveFeature(server, 'counted', 'c-2'), 'archive c-2')
+    t.same(await summary(), [3, 67], 'one of three stale')
+    expectOk(await patchFeature(server, 'counted', 'c-1', [{ op: 'replace', path: '/stale', value: false }]), 'c-1 not stale')
+    t.same(await summary(), [3, 100], 'none stale')
+  })
+
   t.test('a project without an id gets a slug of its name, with -1 on a clash', async (t) => {
     t.equal((await createProject(server, { name: 'My Team Project' })).body.id, 'my-team-project')
     t.equal((await createProject(server, { name: 'My Team Project' })).body.id, 'my-team-project-1')
