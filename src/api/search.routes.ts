@@ -107,10 +107,10 @@ export const searchRoutes = (deps: ApiDeps): Route[] => [
     path: '/api/admin/search/events',
     access: 'admin',
     docs: { summary: 'Search and page the event log, newest first', query: eventQueryDocs, responses: { 200: eventSearchResponse, 400: errorResponse } },
-    handler: (req) => {
+    handler: async (req) => {
       const query = parse(eventSearchQuerySchema, queryObject(req.query), 'query')
       const projectEventsOnly = req.principal?.can('ADMIN') !== true
-      const { events, total } = searchEvents(eventSource(deps), eventSearchOf(query), { projectEventsOnly })
+      const { events, total } = await searchEvents(eventSource(deps), eventSearchOf(query), { projectEventsOnly })
       return json({ events: events.map((event) => ({ ...eventView(event), ...eventSummary(event, deps.config.publicUrl) })), total })
     },
   },

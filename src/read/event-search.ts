@@ -2,6 +2,7 @@ import { isChangeRequestRecord } from '../domain/change-requests.js'
 import { isInternalRecord, type EventRecord } from '../domain/events.js'
 import type { Strategy } from '../domain/project-state.js'
 import { containsMatcher, type EventSearch } from '../domain/search.js'
+import { nextTurn } from '../next-turn.js'
 
 // GET /api/admin/search/events: Unleash 8.2's event search over the log, and the label and markdown
 // summary it adds to each event (its FeatureEventFormatterMd, with the same words).
@@ -71,16 +72,34 @@ function* candidates(source: EventSource, search: EventSearch): Iterable<EventRe
   }
 }
 
+// Records read between two looks at the clock.
+const recordsPerClockRead = 32
+
 // Newest first by id (commit order); Unleash orders by createdAt and then id, which is the same order
-// unless two writes were stamped out of their commit order.
-export const searchEvents = (source: EventSource, search: EventSearch, options: EventSearchOptions): { events: EventRecord[]; total: number } => {
+// unless two writes were stamped out of their commit order. The total counts every match, so a search
+// without an indexed filter reads the whole log: in slices of about `sliceMs` with `pause()` between
+// them (a turn of the event loop), since at 200,000 records that is more than a second of reading.
+// The log's range is read in one read transaction: what it finds is the log as the search began.
+export const searchEvents = async (
+  source: EventSource,
+  search: EventSearch,
+  options: EventSearchOptions,
+  pause: () => Promise<void> = nextTurn,
+  sliceMs = 4,
+): Promise<{ events: EventRecord[]; total: number }> => {
   const matches = eventMatcher(search, options)
   const events: EventRecord[] = []
   let total = 0
+  let read = 0
+  let began = performance.now()
   for (const record of candidates(source, search)) {
-    if (!matches(record)) continue
-    if (total >= search.offset && events.length < search.limit) events.push(record)
-    total++
+    if (matches(record)) {
+      if (total >= search.offset && events.length < search.limit) events.push(record)
+      total++
+    }
+    if (++read % recordsPerClockRead !== 0 || performance.now() - began < sliceMs) continue
+    await pause()
+    began = performance.now()
   }
   return { events, total }
 }

@@ -38,31 +38,52 @@ const source: EventSource = {
   get: (id) => log.find((r) => r.id === id),
 }
 
-const ids = (search: Partial<EventSearch>, projectEventsOnly = false) => {
-  const found = searchEvents(source, { offset: 0, limit: 50, ...search }, { projectEventsOnly })
+const ids = async (search: Partial<EventSearch>, projectEventsOnly = false) => {
+  const found = await searchEvents(source, { offset: 0, limit: 50, ...search }, { projectEventsOnly })
   return [found.events.map((e) => e.id), found.total]
 }
 
+t.test('a search reads the log in slices, with a pause between them, and answers the same', async (t) => {
+  const long = Array.from({ length: 1000 }, (_, i) => record(i + 1, i % 10 === 0 ? { type: 'feature-archived', project: 'default' } : { project: 'default' }))
+  const longSource: EventSource = { newestFirst: () => [...long].reverse(), idsFor: () => [], get: (id) => long[id - 1] }
+  const readAtPauses: number[] = []
+  let read = 0
+  const counting: EventSource = {
+    ...longSource,
+    *newestFirst() {
+      for (const r of longSource.newestFirst()) {
+        read++
+        yield r
+      }
+    },
+  }
+  // A slice of 0 ms: a pause at each look at the clock, every 32 records.
+  const found = await searchEvents(counting, { offset: 0, limit: 3, types: ['feature-archived'] }, { projectEventsOnly: false }, async () => void readAtPauses.push(read), 0)
+  t.same(found.events.map((e) => e.id), [991, 981, 971])
+  t.equal(found.total, 100, 'every match counted')
+  t.same(readAtPauses, Array.from({ length: 31 }, (_, i) => 32 * (i + 1)), 'a pause after each 32 records read')
+})
+
 t.test('newest first; filters keep the listed values; internal records never show', async (t) => {
-  t.same(ids({}), [[6, 4, 3, 2, 1], 5])
-  t.same(ids({ limit: 2, offset: 1 }), [[4, 3], 5])
-  t.same(ids({ types: ['feature-created', 'feature-archived'] }), [[6, 2], 2])
-  t.same(ids({ features: ['srch-alpha'] }), [[4, 3, 2], 3])
-  t.same(ids({ projects: ['default'], environments: ['development'] }), [[4], 1])
-  t.same(ids({ projects: ['nope'] }), [[], 0])
-  t.same(ids({ ids: [1, 5, 6, 99] }), [[6, 1], 2])
-  t.same(ids({ createdByUserIds: [7] }), [[6], 1])
-  t.same(ids({ from: Date.parse('2024-03-03T00:00:00.000Z'), to: Date.parse('2024-03-05T00:00:00.000Z') }), [[4, 3], 2])
-  t.same(ids({ groupIds: ['1'] }), [[], 0], 'events carry no transaction group here')
-  t.same(ids({}, true), [[6, 4, 3, 2], 4], 'callers who are not admins see project events only')
+  t.same(await ids({}), [[6, 4, 3, 2, 1], 5])
+  t.same(await ids({ limit: 2, offset: 1 }), [[4, 3], 5])
+  t.same(await ids({ types: ['feature-created', 'feature-archived'] }), [[6, 2], 2])
+  t.same(await ids({ features: ['srch-alpha'] }), [[4, 3, 2], 3])
+  t.same(await ids({ projects: ['default'], environments: ['development'] }), [[4], 1])
+  t.same(await ids({ projects: ['nope'] }), [[], 0])
+  t.same(await ids({ ids: [1, 5, 6, 99] }), [[6, 1], 2])
+  t.same(await ids({ createdByUserIds: [7] }), [[6], 1])
+  t.same(await ids({ from: Date.parse('2024-03-03T00:00:00.000Z'), to: Date.parse('2024-03-05T00:00:00.000Z') }), [[4, 3], 2])
+  t.same(await ids({ groupIds: ['1'] }), [[], 0], 'events carry no transaction group here')
+  t.same(await ids({}, true), [[6, 4, 3, 2], 4], 'callers who are not admins see project events only')
 })
 
 t.test('the query is ILIKE %query% over the JSON of data, preData and tags', async (t) => {
-  t.same(ids({ query: 'CHECKOUT' }), [[2], 1])
-  t.same(ids({ query: 'srch-blue' }), [[4, 3], 2], 'tags count')
-  t.same(ids({ query: 'srch-old' }), [[], 0], 'the flag name alone does not')
-  t.same(ids({ query: 'name":"srch' }), [[2, 1], 2], 'the JSON text as stored')
-  t.same(ids({ query: '%' }), [[6, 4, 3, 2, 1], 5], '% matches every event: tags are at least []')
+  t.same(await ids({ query: 'CHECKOUT' }), [[2], 1])
+  t.same(await ids({ query: 'srch-blue' }), [[4, 3], 2], 'tags count')
+  t.same(await ids({ query: 'srch-old' }), [[], 0], 'the flag name alone does not')
+  t.same(await ids({ query: 'name":"srch' }), [[2, 1], 2], 'the JSON text as stored')
+  t.same(await ids({ query: '%' }), [[6, 4, 3, 2, 1], 5], '% matches every event: tags are at least []')
 })
 
 t.test('labels and summaries', async (t) => {
