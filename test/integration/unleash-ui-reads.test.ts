@@ -151,6 +151,9 @@ t.test('GET /api/admin/user/profile: the user\'s root role, projects and groups'
 t.test('GET /api/admin/environments/project/:id: every environment as the project uses it', async (t) => {
   expectOk(await createFeature(server, P, 'switched-on'), 'create flag')
   expectOk(await enableFeature(server, P, 'switched-on', 'development'), 'enable')
+  expectOk(await createFeature(server, P, 'switched-on-archived'), 'create a flag to archive')
+  expectOk(await enableFeature(server, P, 'switched-on-archived', 'development'), 'enable it')
+  expectOk(await api(server, 'DELETE', `/api/admin/projects/${P}/features/switched-on-archived`), 'archive it: it counts no more')
   await clientToken([P])
   expectOk(await api(server, 'POST', '/api/admin/environments', { name: 'staging', type: 'test' }), 'an environment the project has not')
   const res = await api(server, 'GET', `/api/admin/environments/project/${P}`)
