@@ -2,7 +2,7 @@ import { projectDefaultStrategy } from '../domain/strategies.js'
 import { isInternalRecord, type EventDraft } from '../domain/events.js'
 import type { Lifetimes } from '../domain/feature-types.js'
 import { isFavoriteOf } from '../domain/favorites.js'
-import type { ProjectState } from '../domain/project-state.js'
+import type { Feature, ProjectState } from '../domain/project-state.js'
 import { isPastLifetime } from '../domain/staleness.js'
 import { PersistentMap, withEntry, withoutEntry } from '../domain/immutable.js'
 
@@ -345,12 +345,18 @@ const averageTimeToProduction = (features: FeatureFacts[]): number => {
 
 // SEMANTICS 10 health: over active flags, 100 minus the stale and the potentially stale shares.
 export const projectHealthAt = (project: ProjectState, lifetimes: Lifetimes, now: Date): number => {
-  const active = [...project.features.values()].filter((f) => !f.archived)
-  if (active.length === 0) return 100
   const nowMs = now.getTime()
-  const stale = active.filter((f) => f.stale).length
-  const potentiallyStale = active.filter((f) => !f.stale && (f.potentiallyStale === true || isPastLifetime(f, lifetimes, nowMs))).length
-  return Math.round(100 - (100 * stale) / active.length - (100 * potentiallyStale) / active.length)
+  let active = 0
+  let stale = 0
+  let potentiallyStale = 0
+  for (const f of project.features.values()) {
+    if (f.archived) continue
+    active++
+    if (f.stale) stale++
+    else if (f.potentiallyStale === true || isPastLifetime(f, lifetimes, nowMs)) potentiallyStale++
+  }
+  if (active === 0) return 100
+  return Math.round(100 - (100 * stale) / active - (100 * potentiallyStale) / active)
 }
 
 export const featureTypeCounts = (project: ProjectState) => {
@@ -381,9 +387,12 @@ export type OnboardingStatus = { status: 'onboarding-started' | 'onboarded' } | 
 // How far a project is in Unleash's onboarding (its onboarding read model): onboarded once an SDK
 // reported one of its flags; before that, its first active flag, or nothing yet.
 export const onboardingStatus = (project: ProjectState, wasSeen: (feature: string) => boolean): OnboardingStatus => {
-  const features = [...project.features.values()]
-  if (features.some((f) => wasSeen(f.name))) return { status: 'onboarded' }
-  const first = features.filter((f) => !f.archived).sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0]
+  let first: Feature | undefined
+  for (const f of project.features.values()) {
+    if (wasSeen(f.name)) return { status: 'onboarded' }
+    // The earliest created (ISO times of one format: their order is their text's); the first met of equal ones.
+    if (!f.archived && (first === undefined || f.createdAt < first.createdAt)) first = f
+  }
   return first ? { status: 'first-flag-created', feature: first.name } : { status: 'onboarding-started' }
 }
 
