@@ -20,12 +20,15 @@ export const lifecycleSummary = (project: ProjectState, lifecycleOf: (feature: F
   let archivedLast30Days = 0
   for (const feature of project.features.values()) {
     const entered = lifecycleOf(feature)
-    for (const stage of entered) {
-      if (stage.stage === 'archived') continue
-      const at = Date.parse(stage.enteredStageAt)
-      const next = entered.map((s) => Date.parse(s.enteredStageAt)).filter((t) => t > at)
-      if (next.length > 0) durations[stage.stage].push((Math.min(...next) - at) / dayMs)
-    }
+    // Each time parsed once (they were parsed once per stage again: most of the walk at 50,000 flags).
+    const times = entered.map((s) => Date.parse(s.enteredStageAt))
+    entered.forEach((stage, i) => {
+      if (stage.stage === 'archived') return
+      const at = times[i]
+      let next = Number.POSITIVE_INFINITY
+      for (const t of times) if (t > at && t < next) next = t
+      if (next !== Number.POSITIVE_INFINITY) durations[stage.stage].push((next - at) / dayMs)
+    })
     if (feature.archived) {
       archived++
       if (feature.archivedAt && now.getTime() - Date.parse(feature.archivedAt) <= 30 * dayMs) archivedLast30Days++
