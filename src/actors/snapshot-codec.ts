@@ -2,7 +2,7 @@ import { Packr, addExtension } from 'msgpackr'
 import { PersistentMap } from '../domain/immutable.js'
 import { blobBytesPerTransaction, type EventLog, type SnapshotEntry, type SnapshotSet } from '../store/log.js'
 import { afterDecode, blobBytes, blobId, blobSink, sharedDecoded } from '../store/snapshot-blobs.js'
-import { nextTurn } from '../next-turn.js'
+import { nextTurn, Slices } from '../next-turn.js'
 
 // States hold PersistentMaps wherever a map grew large (a project's flags). A snapshot stores one as
 // the names of its chunks, each chunk a blob of its own (store/snapshot-blobs.ts) encoded once per
@@ -134,11 +134,9 @@ const persistentMapsIn = (value: unknown, found: PersistentMap<unknown, unknown>
 // states are immutable and the read models' entries copies, so what is encoded stays the set of one
 // log position however long it takes.
 export const encodeEntries = async (set: SnapshotSet, entries: readonly SnapshotEntry[], pause?: () => Promise<void>, sliceMs = 4): Promise<void> => {
-  let began = performance.now()
+  const slices = pause && new Slices(pause, sliceMs)
   const breathe = async () => {
-    if (!pause || performance.now() - began < sliceMs) return
-    await pause()
-    began = performance.now()
+    if (slices?.due) await slices.next()
   }
   for (const entry of entries) {
     if (pause) {

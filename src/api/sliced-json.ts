@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto'
+import { etagHash, weakEtag } from '../http/etag.js'
 import type { Reply } from '../http/types.js'
 import type { Feature, ProjectState } from '../domain/project-state.js'
-import { nextTurn } from '../next-turn.js'
+import { nextTurn, Slices } from '../next-turn.js'
 
 // An answer with one long list (every flag of a project, of every project): made a few ms at a time with
 // a turn of the event loop between (at 50,000 flags the views and JSON.stringify of the whole answer, 106
@@ -30,7 +30,7 @@ const membersOf = (value: Record<string, unknown>): string => JSON.stringify(val
 
 export const slicedJsonList = async <T>(list: SlicedJsonList<T>, how: Slicing = slicing): Promise<Reply> => {
   const pieces: Buffer[] = []
-  const hash = createHash('sha1')
+  const hash = etagHash()
   let text = ''
   const add = (more: string, last = false) => {
     text += more
@@ -43,20 +43,18 @@ export const slicedJsonList = async <T>(list: SlicedJsonList<T>, how: Slicing = 
   }
   const before = membersOf(list.before)
   add(`{${before}${before ? ',' : ''}${JSON.stringify(list.key)}:[`)
-  let began = performance.now()
+  const slices = new Slices(how.pause, how.sliceMs)
   let first = true
   for (const item of list.items) {
     // As in an array: what JSON cannot say is null.
     const json = (JSON.stringify(list.view(item)) as string | undefined) ?? 'null'
     add(first ? json : `,${json}`)
     first = false
-    if (performance.now() - began < how.sliceMs) continue
-    await how.pause()
-    began = performance.now()
+    if (slices.due) await slices.next()
   }
   const after = list.after ? membersOf(list.after) : ''
   add(`]${after ? ',' : ''}${after}}`, true)
-  const etag = `W/"${hash.digest('base64url')}"`
+  const etag = weakEtag(hash)
   return { status: 200, headers: { etag, 'content-type': 'application/json; charset=utf-8' }, pieces }
 }
 

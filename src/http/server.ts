@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import net from 'node:net'
 import type * as uWS from 'uWebSockets.js'
 import { DomainError, badData } from '../domain/errors.js'
@@ -6,6 +5,7 @@ import { authenticate, authorize, secretFrom } from './auth.js'
 import { forwardedClient } from './client-address.js'
 import { anyHostOrigin, crossOriginRefusal, type OriginPolicy } from './cross-origin.js'
 import { errorReply, statusLine, statusLineBytes, unexpectedErrorReply } from './errors.js'
+import { etagHash, weakEtag } from './etag.js'
 import { parseJsonBody } from './json-body.js'
 import { fixedHeaders, headerBytes } from './fixed-headers.js'
 import type { RequestMetrics, RouteSlots } from './request-metrics.js'
@@ -79,7 +79,7 @@ export const withEtag = (reply: Reply, ifNoneMatch: string | undefined): Reply =
   if (reply.pieces !== undefined) return reply.status === 200 && ifNoneMatch !== undefined && ifNoneMatch === reply.headers?.etag ? { status: 304, headers: reply.headers } : reply
   if (reply.status !== 200 || reply.body === undefined || Buffer.isBuffer(reply.body) || typeof reply.body === 'string' || reply.headers?.etag) return reply
   const payload = JSON.stringify(reply.body)
-  const etag = `W/"${createHash('sha1').update(payload).digest('base64url')}"`
+  const etag = weakEtag(etagHash().update(payload))
   const headers = { ...reply.headers, etag, 'content-type': reply.headers?.['content-type'] ?? 'application/json; charset=utf-8' }
   if (ifNoneMatch === etag) return { status: 304, headers }
   return { status: 200, headers, body: payload }

@@ -2,7 +2,7 @@ import { isChangeRequestRecord } from '../domain/change-requests.js'
 import { isInternalRecord, type EventRecord } from '../domain/events.js'
 import type { Strategy } from '../domain/project-state.js'
 import { containsMatcher, type EventSearch } from '../domain/search.js'
-import { nextTurn } from '../next-turn.js'
+import { nextTurn, Slices } from '../next-turn.js'
 
 // GET /api/admin/search/events: Unleash 8.2's event search over the log, and the label and markdown
 // summary it adds to each event (its FeatureEventFormatterMd, with the same words).
@@ -91,15 +91,13 @@ export const searchEvents = async (
   const events: EventRecord[] = []
   let total = 0
   let read = 0
-  let began = performance.now()
+  const slices = new Slices(pause, sliceMs)
   for (const record of candidates(source, search)) {
     if (matches(record)) {
       if (total >= search.offset && events.length < search.limit) events.push(record)
       total++
     }
-    if (++read % recordsPerClockRead !== 0 || performance.now() - began < sliceMs) continue
-    await pause()
-    began = performance.now()
+    if (++read % recordsPerClockRead === 0 && slices.due) await slices.next()
   }
   return { events, total }
 }

@@ -14,6 +14,7 @@ import {
 import { isFavoriteOf } from '../domain/favorites.js'
 import type { Tag } from '../schemas/shared.js'
 import { imageUrlOf } from './people-views.js'
+import { Slices } from '../next-turn.js'
 
 // The flags of every project as GET /api/admin/search/features finds them. One row per flag (archived
 // ones too), kept in two orders (creation, name) and indexed by project, type, tag and segment: a
@@ -259,12 +260,8 @@ export class FeatureSearchIndex {
     this.byCreated = new OrderedRows(createdOrder)
     this.byName = new OrderedRows(nameOrder)
     this.unread = unread
-    let began = performance.now()
-    while (this.unread === unread && this.readOne(unread)) {
-      if (performance.now() - began < sliceMs) continue
-      await pause()
-      began = performance.now()
-    }
+    const slices = new Slices(pause, sliceMs)
+    while (this.unread === unread && this.readOne(unread)) if (slices.due) await slices.next()
   }
 
   // Reads one flag the warm-up has not read as it is now (apply() may have read it already, or it may
