@@ -1,7 +1,7 @@
 import semver from 'semver'
 import { DomainError, badData, notFound } from '../domain/errors.js'
 import type { Principal, Reply, Request, Route } from '../http/types.js'
-import { compressedCopy, type ClientPayload, type ClientQuery } from '../read/client-features.js'
+import type { ClientPayload, ClientQuery } from '../read/client-features.js'
 import { secretFrom, wrongTokenType } from '../http/auth.js'
 import { fixedHeaders } from '../http/fixed-headers.js'
 import { deltaBytes, type Delta } from '../read/client-deltas.js'
@@ -137,6 +137,9 @@ const headersFor = (payload: ClientPayload, inviteToStream: boolean): AnswerHead
   return headers
 }
 
+// A body in pieces as a reply's: one buffer as the body, more as pieces sent in order.
+const answer = (pieces: Buffer[]): { body: Buffer } | { pieces: Buffer[] } => (pieces.length === 1 ? { body: pieces[0] } : { pieces })
+
 const matchesEtag = (ifNoneMatch: string | undefined, etag: string): boolean =>
   ifNoneMatch !== undefined &&
   (ifNoneMatch === etag || ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag))
@@ -257,7 +260,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
       if (askedAt) {
         if (principal.kind !== 'admin') throw new DomainError('NoAccessError', '"at" (the features served at a past moment) needs an admin token.')
         const past = pastWorld(deps, req)!
-        return { status: 200, body: pastClientPayload(past, clientQueryFor(req, principal)).body, headers: { 'content-type': 'application/json; charset=utf-8' } }
+        return { status: 200, ...answer(pastClientPayload(past, clientQueryFor(req, principal)).plain()), headers: { 'content-type': 'application/json; charset=utf-8' } }
       }
       const payload = deps.clientFeatures.payload(clientQueryFor(req, principal))
       // Unleash answers 304 with no body and no headers (SEMANTICS 5.2).
@@ -268,20 +271,20 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
       }
       const accepts = encodingsIn(req.header('accept-encoding') ?? '')
       const headers = headersFor(payload, deps.config.streamingInvitePollers && deps.clientStreams.hasRoom())
-      const brotli = accepts.brotli ? compressedCopy(payload, 'brotli') : undefined
+      const brotli = accepts.brotli ? payload.brotli() : undefined
       if (brotli) {
         polls.brotli++
         return { status: 200, body: brotli, headers: headers.brotli }
       }
       // An SDK that takes brotli waits for that copy rather than having a second one made; a gzip copy
       // made for others is served to it meanwhile.
-      const gzip = accepts.gzip ? (accepts.brotli ? payload.gzip : compressedCopy(payload, 'gzip')) : undefined
+      const gzip = accepts.gzip ? (accepts.brotli ? payload.gzipIfReady() : payload.gzip()) : undefined
       if (gzip) {
         polls.gzip++
-        return { status: 200, body: gzip, headers: headers.gzip }
+        return { status: 200, ...answer(gzip), headers: headers.gzip }
       }
       polls.full++
-      return { status: 200, body: payload.body, headers: headers.plain }
+      return { status: 200, ...answer(payload.plain()), headers: headers.plain }
     },
   },
   {

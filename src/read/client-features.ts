@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto'
-import { brotliCompress, brotliCompressSync, constants as zlibConstants, gzip, gzipSync } from 'node:zlib'
+import { brotliCompress, brotliCompressSync, constants as zlibConstants, crc32 } from 'node:zlib'
 import type { Segment } from '../domain/instance-state.js'
 import type { Feature, FeatureEnvironment, ProjectState, Strategy } from '../domain/project-state.js'
 import { orderedStrategies } from '../domain/strategies.js'
 import { likePrefixMatcher } from '../domain/like-prefix.js'
 import type { ClientRevisions } from './client-revisions.js'
+import { crc32Combine, deflatePart, deflatePartOffThread, gzipEnd, gzipHeader, inflatePart } from './joined-deflate.js'
 
 // Shared by the polls that ask the same (clientQueryFor keeps one per token and spec), so never changed.
 export interface ClientQuery {
@@ -14,16 +15,6 @@ export interface ClientQuery {
   readonly tags?: readonly { readonly type: string; readonly value: string }[]
   readonly inlineSegmentConstraints: boolean
 }
-
-export interface ClientPayload {
-  etag: string
-  body: Buffer
-  // Compressed copies (compressedCopy), each made when an SDK first asks for its encoding.
-  gzip: Buffer | undefined
-  brotli: Buffer | undefined
-}
-
-export type Encoding = 'gzip' | 'brotli'
 
 export interface ClientFeaturesSource {
   projects(): ReadonlyMap<string, ProjectState>
@@ -99,45 +90,202 @@ export const cacheKey = (query: ClientQuery): string =>
     query.inlineSegmentConstraints ? 'inline' : '',
   ].join('\u0000')
 
-// Below this a body compresses in well under a millisecond; above it (a 1 MB body takes 20-35 ms)
-// the copies are made on libuv's thread pool and the plain body is served until they are ready.
-const compressInlineBelow = 64 * 1024
-
-const compressChunkMax = 1024 * 1024
-
-const compress = (payload: ClientPayload, encoding: Encoding): void => {
-  const { body } = payload
-  const params = { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length }
-  if (body.length < compressInlineBelow) {
-    payload[encoding] = encoding === 'gzip' ? gzipSync(body, { level: 6 }) : brotliCompressSync(body, { params })
-    return
-  }
-  // Output in chunks of up to 1 MB: each chunk is a callback on the event loop (at the default 16 KB, a
-  // 53 MB body at 50,000 flags took about 3,500 of them and half a second of the event loop).
-  const chunkSize = Math.min(compressChunkMax, Math.max(64 * 1024, body.length >> 3))
-  const done = (error: Error | null, compressed: Buffer) => {
-    if (!error) payload[encoding] = compressed
-  }
-  if (encoding === 'gzip') gzip(body, { level: 6, chunkSize }, done)
-  else brotliCompress(body, { params, chunkSize }, done)
+// A body is its flags' JSON in runs: a flag whose name hashes to a multiple of runLength (or one
+// maxRunLength flags on) begins a run, so a flag added or removed moves no other run's bounds. Each
+// run is serialised and deflated on its own (joined-deflate.ts): a change to one flag deflates its run
+// again, not the body (issue 26: at 50,000 flags a gzip copy of the whole 53 MB body took about a second of
+// the thread pool after every change, and SDKs were sent the plain body meanwhile). A run's plain JSON
+// is let go once every run is deflated and no SDK has asked for the plain body for plainKeptMs: SDKs
+// ask for gzip, and the plain bytes were six times the gzip copy's in memory.
+export interface Run {
+  count: number
+  // Where each flag's JSON begins in the run's; flag k's ends one byte before offsets[k + 1] (at the
+  // comma, and offsets[count] is the run's length plus one).
+  offsets: Uint32Array
+  length: number
+  crc: number
+  // The plain JSON (the flags joined by commas) while kept; the deflated stream once made. Always one of them.
+  json: Buffer | undefined
+  deflated: Buffer | undefined
 }
 
-// The copies started, so that each is made once per payload.
-const started: Record<Encoding, WeakSet<ClientPayload>> = { gzip: new WeakSet(), brotli: new WeakSet() }
+const runLength = 128
+const maxRunLength = 4 * runLength
 
-// The payload's copy in `encoding` when it is ready; otherwise undefined, and it is made (off the event
-// loop for a large body: the plain body is served until then). Only the encodings SDKs ask for are made
-// and held (issue 26: at 50,000 flags each copy is 8-9 MB beside the 53 MB body).
-export const compressedCopy = (payload: ClientPayload, encoding: Encoding): Buffer | undefined => {
-  const copy = payload[encoding]
-  if (copy !== undefined || started[encoding].has(payload)) return copy
-  started[encoding].add(payload)
-  compress(payload, encoding)
-  return payload[encoding]
+// FNV-1a over the name's UTF-16 units: whether the flag begins a run.
+const beginsRun = (name: string): boolean => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193)
+  return (h & (runLength - 1)) === 0
 }
 
-// A scope's answer as built: the body, and where each flag's JSON is in it. The flags are in the
-// body's order (by name); flag i's JSON is body[starts[i], ends[i]).
+const bodyHead = '{"version":2,"features":['
+const headBytes = Buffer.from(bodyHead)
+const comma = Buffer.from(',')
+const openBracket = Buffer.from('[')
+const closeBracket = Buffer.from(']')
+const headDeflated = deflatePart(headBytes)
+const commaDeflated = deflatePart(comma)
+const headCrc = crc32(headBytes)
+const commaCrc = crc32(comma)
+
+// Answers up to this size are sent as one buffer, joined once (four answers' worth of a thousand flags).
+const joinBelow = 4 << 20
+
+// Below this much plain JSON to deflate, the runs are deflated at once (a run takes 1-3 ms); above it
+// (a start, a segment change) on libuv's thread pool, and the plain body is served until they are ready.
+const deflateInlineBelow = 512 * 1024
+
+const runsDeflating = new WeakSet<Run>()
+
+// A run's plain JSON: kept, or inflated again (not kept: the caller decides what to hold).
+const jsonOf = (run: Run): Buffer => run.json ?? inflatePart(run.deflated!)
+
+// One flag's JSON as bytes of its run's.
+const flagBytes = (run: Run, json: Buffer, k: number): Buffer => json.subarray(run.offsets[k], run.offsets[k + 1] - 1)
+
+// The brotli copy is made from the whole plain body, once and when asked for, as before runs: no SDK
+// of Unleash's asks for it, so it is not worth a run's own copy.
+const brotliOptions = (length: number) => ({ params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: length } })
+
+// One scope's answer at one revision: its ETag and its body in each encoding SDKs ask for, as the pieces
+// to send in order (one buffer when small).
+export class ClientPayload {
+  readonly plainLength: number
+  #lastPlainUse: number
+  #gzip: Buffer[] | undefined
+  #brotli: Buffer | undefined
+  #brotliBegun = false
+  #plainJoined: Buffer | undefined
+  readonly #rest: Buffer
+
+  constructor(
+    readonly etag: string,
+    private readonly runs: readonly Run[],
+    rest: string,
+    private readonly plainKeptMs: number,
+    brotli?: Buffer,
+  ) {
+    this.#brotli = brotli
+    this.#brotliBegun = brotli !== undefined
+    this.#rest = Buffer.from(rest)
+    let length = headBytes.length + this.#rest.length
+    for (let r = 0; r < runs.length; r++) length += runs[r].length + (r > 0 ? 1 : 0)
+    this.plainLength = length
+    this.#lastPlainUse = performance.now()
+  }
+
+  // The plain body (its runs' JSON inflated again where it was let go).
+  plain(): Buffer[] {
+    this.#lastPlainUse = performance.now()
+    return this.#plainPieces()
+  }
+
+  #plainPieces(): Buffer[] {
+    if (this.#plainJoined) return [this.#plainJoined]
+    const pieces: Buffer[] = [headBytes]
+    this.#runPieces(pieces)
+    pieces.push(this.#rest)
+    if (this.plainLength > joinBelow) return pieces
+    this.#plainJoined = Buffer.concat(pieces, this.plainLength)
+    return [this.#plainJoined]
+  }
+
+  // The features array alone (brackets included), as the delta API's hydration sends it.
+  features(): Buffer[] {
+    this.#lastPlainUse = performance.now()
+    const pieces: Buffer[] = [openBracket]
+    this.#runPieces(pieces)
+    pieces.push(closeBracket)
+    return pieces
+  }
+
+  #runPieces(pieces: Buffer[]): void {
+    for (let r = 0; r < this.runs.length; r++) {
+      const run = this.runs[r]
+      if (r > 0) pieces.push(comma)
+      run.json ??= inflatePart(run.deflated!)
+      pieces.push(run.json)
+    }
+  }
+
+  // The gzip answer when ready; otherwise undefined, and its runs are deflated (off the event loop when
+  // many: the plain body is served until then).
+  gzip(): Buffer[] | undefined {
+    if (this.#gzip === undefined) this.#deflate()
+    return this.gzipIfReady()
+  }
+
+  // The same without deflating anything (for an SDK that waits for its brotli copy).
+  gzipIfReady(): Buffer[] | undefined {
+    if (this.#gzip === undefined && this.runs.every((run) => run.deflated !== undefined)) this.#gzip = this.#joinGzip()
+    if (this.#gzip !== undefined && this.plainLength > joinBelow && performance.now() - this.#lastPlainUse > this.plainKeptMs) this.#letPlainGo()
+    return this.#gzip
+  }
+
+  #deflate(): void {
+    let missing = 0
+    for (const run of this.runs) if (run.deflated === undefined && !runsDeflating.has(run)) missing += run.length
+    if (missing === 0) return
+    for (const run of this.runs) {
+      if (run.deflated !== undefined || runsDeflating.has(run)) continue
+      const json = run.json!
+      if (missing < deflateInlineBelow) {
+        run.deflated = deflatePart(json)
+        continue
+      }
+      runsDeflating.add(run)
+      deflatePartOffThread(json, (deflated) => {
+        runsDeflating.delete(run)
+        run.deflated ??= deflated
+      })
+    }
+  }
+
+  #joinGzip(): Buffer[] {
+    const pieces: Buffer[] = [gzipHeader, headDeflated]
+    let crc = headCrc
+    let length = headBytes.length
+    for (let r = 0; r < this.runs.length; r++) {
+      const run = this.runs[r]
+      if (r > 0) {
+        pieces.push(commaDeflated)
+        crc = crc32Combine(crc, commaCrc, 1)
+        length += 1
+      }
+      pieces.push(run.deflated!)
+      crc = crc32Combine(crc, run.crc, run.length)
+      length += run.length
+    }
+    pieces.push(gzipEnd(this.#rest, crc, length))
+    if (length + this.#rest.length > joinBelow) return pieces
+    return [Buffer.concat(pieces)]
+  }
+
+  // Every run is deflated: their plain JSON goes (runs shared with a later answer included: they inflate
+  // again when asked).
+  #letPlainGo(): void {
+    this.#plainJoined = undefined
+    for (const run of this.runs) if (run.deflated !== undefined && !runsDeflating.has(run)) run.json = undefined
+  }
+
+  // The brotli copy when ready; otherwise undefined, and it is made (off the event loop when large).
+  brotli(): Buffer | undefined {
+    if (this.#brotli !== undefined || this.#brotliBegun) return this.#brotli
+    this.#brotliBegun = true
+    const body = Buffer.concat(this.#plainPieces(), this.plainLength)
+    if (body.length < deflateInlineBelow) this.#brotli = brotliCompressSync(body, brotliOptions(body.length))
+    else brotliCompress(body, brotliOptions(body.length), (error, compressed) => void (error ? undefined : (this.#brotli = compressed)))
+    return this.#brotli
+  }
+
+  brotliIfReady(): Buffer | undefined {
+    return this.#brotli
+  }
+}
+
+// A scope's answer as built: its flags in the body's order (by name), in runs; run r begins at flag
+// runStarts[r].
 interface Built {
   version: number
   revision: number
@@ -146,10 +294,8 @@ interface Built {
   // The segments' revision the flags were serialised at (inlined constraints change with it).
   segmentsRevision: number
   flags: readonly Feature[]
-  starts: Uint32Array
-  ends: Uint32Array
-  // The features array (brackets included) and the segments array within the body.
-  features: readonly [number, number]
+  runs: readonly Run[]
+  runStarts: Uint32Array
   segments: string
   environment: string
   inline: boolean
@@ -168,31 +314,43 @@ export interface KeptReader {
   close(): void
 }
 
-// One kept scope: its Built's facts, and which sections hold its body, gzip and brotli copies (-1: none)
-// and its flags' starts and ends.
+// One kept scope: its Built's facts, and which sections hold (-1: none) its runs' deflated streams and
+// plain JSON (each run's one or the other, deflated where it was), their facts (keptRunFacts numbers a
+// run: flag count, length, CRC-32, deflated length or 0, plain length or 0), their flags' offsets, and
+// the brotli copy.
 interface KeptScope {
+  format: typeof keptFormat
   key: string
   query: ClientQuery
   revision: number
   segmentsRevision: number
   names: string[]
-  features: readonly [number, number]
-  sections: [number, number, number, number, number]
+  sections: [deflated: number, json: number, facts: number, offsets: number, brotli: number]
 }
 
-const bodyHead = '{"version":2,"features":['
+const keptFormat = 'runs-1'
+const keptRunFacts = 5
 
 const flagJson = (feature: Feature, query: ClientQuery, segments: ReadonlyMap<number, Segment>): string =>
   JSON.stringify(clientFeature(feature, feature.environments.get(query.environment), segments, query.inlineSegmentConstraints))
 
-// What a build writes, in order: text, or bytes of an earlier body (a run of flags that did not change).
-type Piece = string | { from: Buffer; start: number; end: number }
+// The run flag `at` is in (runStarts ascending, the first 0).
+const runOf = (runStarts: Uint32Array, at: number): number => {
+  let low = 0
+  let high = runStarts.length - 1
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1
+    if (runStarts[middle] <= at) low = middle
+    else high = middle - 1
+  }
+  return low
+}
 
 // Built on the first request after a change, then served as bytes. A flag's JSON exists only inside
-// the bodies (no string per flag besides): a rebuild copies the JSON of every flag whose (immutable)
-// state object is the one an earlier body of the same environment holds, in runs, and serialises only
-// the others. At 50,000 flags the per-flag strings were 1.3 KB a flag of heap beside the same bytes
-// in the body.
+// the runs (no string per flag besides): a rebuild keeps every run whose flags are the (immutable) state
+// objects an earlier body of the same environment holds in one run, and in the others copies the JSON of
+// each such flag and serialises only the rest. At 50,000 flags the per-flag strings were 1.3 KB a flag of
+// heap beside the same bytes in the body.
 export class ClientFeatures {
   private readonly payloads = new Map<string, Built>()
   // The routes hand the same query object to every poll that asks the same (clientQueryFor).
@@ -206,7 +364,10 @@ export class ClientFeatures {
   // that flag alone.
   readonly counters = { flagsSerialised: 0 }
 
-  constructor(private readonly source: ClientFeaturesSource) {}
+  constructor(
+    private readonly source: ClientFeaturesSource,
+    private readonly options: { plainKeptMs: number } = { plainKeptMs: 60_000 },
+  ) {}
 
   payload(query: ClientQuery): ClientPayload {
     return this.current(query).payload
@@ -264,18 +425,35 @@ export class ClientFeatures {
   kept(): KeptAnswers {
     const header: KeptScope[] = []
     const sections: Uint8Array[] = []
-    const section = (bytes: Uint8Array | undefined) => (bytes ? sections.push(bytes) - 1 : -1)
+    const section = (parts: Uint8Array[]) => (parts.length > 0 ? sections.push(Buffer.concat(parts)) - 1 : -1)
     for (const [key, built] of this.payloads) {
       if (!this.holds(built)) continue
-      const { payload } = built
+      const deflated: Buffer[] = []
+      const json: Buffer[] = []
+      const facts = new Uint32Array(keptRunFacts * built.runs.length)
+      built.runs.forEach((run, r) => {
+        // Read now: a run may let its plain JSON go between the two reads.
+        const runDeflated = run.deflated
+        const runJson = runDeflated === undefined ? run.json! : undefined
+        if (runDeflated !== undefined) deflated.push(runDeflated)
+        else json.push(runJson!)
+        facts.set([run.count, run.length, run.crc, runDeflated?.length ?? 0, runJson?.length ?? 0], keptRunFacts * r)
+      })
+      const brotli = built.payload.brotliIfReady()
       header.push({
+        format: keptFormat,
         key,
         query: built.query,
         revision: built.revision,
         segmentsRevision: built.segmentsRevision,
         names: built.flags.map((flag) => flag.name),
-        features: built.features,
-        sections: [section(payload.body), section(payload.gzip), section(payload.brotli), section(new Uint8Array(built.starts.buffer)), section(new Uint8Array(built.ends.buffer))],
+        sections: [
+          section(deflated),
+          section(json),
+          section([new Uint8Array(facts.buffer)]),
+          section(built.runs.map((run) => new Uint8Array(run.offsets.buffer, run.offsets.byteOffset, run.offsets.byteLength))),
+          section(brotli ? [brotli] : []),
+        ],
       })
     }
     return { header, sections }
@@ -291,7 +469,7 @@ export class ClientFeatures {
       kept.close()
       return 0
     }
-    for (const scope of kept.header as KeptScope[]) this.keptScopes.set(scope.key, scope)
+    for (const scope of kept.header as KeptScope[]) if (scope?.format === keptFormat) this.keptScopes.set(scope.key, scope)
     this.keptReader = kept
     if (this.keptScopes.size === 0) this.dropKept()
     return this.keptScopes.size
@@ -325,17 +503,52 @@ export class ClientFeatures {
   }
 
   private restored(scope: KeptScope, reader: KeptReader): Built | undefined {
-    const { key, query, names, features: range } = scope
+    const { key, query, names } = scope
     if (key !== cacheKey(query) || !this.holds(scope)) return undefined
     const revisions = this.source.revisions
     const segmentsRevision = revisions.segments()
     const revision = scope.revision
-    const [bodyAt, gzipAt, brotliAt, startsAt, endsAt] = scope.sections
-    const view = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    const numbers = (bytes: Uint8Array) => new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)
-    const starts = numbers(reader.section(startsAt))
-    const ends = numbers(reader.section(endsAt))
-    if (starts.length !== names.length || ends.length !== names.length) return undefined
+    const [deflatedAt, jsonAt, factsAt, offsetsAt, brotliAt] = scope.sections
+    const view = (at: number) => {
+      const bytes = reader.section(at)
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    }
+    const numbers = (at: number) => {
+      const bytes = reader.section(at)
+      return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)
+    }
+    const facts = factsAt >= 0 ? numbers(factsAt) : new Uint32Array(0)
+    const runCount = facts.length / keptRunFacts
+    const offsets = offsetsAt >= 0 ? numbers(offsetsAt) : new Uint32Array(0)
+    const deflated = deflatedAt >= 0 ? view(deflatedAt) : Buffer.alloc(0)
+    const json = jsonAt >= 0 ? view(jsonAt) : Buffer.alloc(0)
+    // The runs rebuilt over the sections' bytes, each checked against what its facts say.
+    const runs: Run[] = []
+    const runStarts = new Uint32Array(runCount)
+    let flagsSeen = 0
+    let offsetsAtRun = 0
+    let deflatedAtRun = 0
+    let jsonAtRun = 0
+    for (let r = 0; r < runCount; r++) {
+      const [count, length, crc, deflatedLength, jsonLength] = facts.subarray(keptRunFacts * r, keptRunFacts * (r + 1))
+      const runOffsets = offsets.subarray(offsetsAtRun, offsetsAtRun + count + 1)
+      if (count === 0 || runOffsets.length !== count + 1 || runOffsets[count] !== length + 1 || (deflatedLength === 0) === (jsonLength === 0)) return undefined
+      if (jsonLength !== 0 && jsonLength !== length) return undefined
+      runStarts[r] = flagsSeen
+      runs.push({
+        count,
+        offsets: runOffsets,
+        length,
+        crc,
+        json: jsonLength === 0 ? undefined : json.subarray(jsonAtRun, jsonAtRun + jsonLength),
+        deflated: deflatedLength === 0 ? undefined : deflated.subarray(deflatedAtRun, deflatedAtRun + deflatedLength),
+      })
+      flagsSeen += count
+      offsetsAtRun += count + 1
+      deflatedAtRun += deflatedLength
+      jsonAtRun += jsonLength
+    }
+    if (flagsSeen !== names.length || offsetsAtRun !== offsets.length || deflatedAtRun !== deflated.length || jsonAtRun !== json.length) return undefined
     // The scope's flags walked in the maps' order (a lookup per name costs three times as much at
     // 50,000 flags), each put at its place in the kept order: exactly the kept ones, or none.
     const places = new Map<string, number>()
@@ -357,15 +570,14 @@ export class ClientFeatures {
     const segments = this.source.segments()
     const segmentsJson = this.segmentsJsonFor(flags, query, segments, segmentsRevision)
     const { etag, rest } = bodyEnd(query, key, revision, segmentsJson)
-    const body = view(reader.section(bodyAt))
-    if (!body.subarray(0, range[0] + 1).equals(Buffer.from(bodyHead)) || !body.subarray(range[1] - 1).equals(Buffer.from(rest))) return undefined
     const sample = Math.min(flags.length, 16)
     for (let k = 0; k < sample; k++) {
       const i = sample === 1 ? 0 : Math.round((k * (flags.length - 1)) / (sample - 1))
-      if (body.toString('utf8', starts[i], ends[i]) !== flagJson(flags[i], query, segments)) return undefined
+      const r = runOf(runStarts, i)
+      const runJson = jsonOf(runs[r])
+      if (runJson.length !== runs[r].length || flagBytes(runs[r], runJson, i - runStarts[r]).toString() !== flagJson(flags[i], query, segments)) return undefined
     }
-    const copy = (at: number) => (at >= 0 ? view(reader.section(at)) : undefined)
-    const payload: ClientPayload = { etag, body, gzip: copy(gzipAt), brotli: copy(brotliAt) }
+    const payload = new ClientPayload(etag, runs, rest, this.options.plainKeptMs, brotliAt >= 0 ? view(brotliAt) : undefined)
     return {
       version: revisions.version(),
       revision,
@@ -373,21 +585,20 @@ export class ClientFeatures {
       query,
       segmentsRevision,
       flags,
-      starts,
-      ends,
-      features: range,
+      runs,
+      runStarts,
       segments: segmentsJson,
       environment: query.environment,
       inline: query.inlineSegmentConstraints,
     }
   }
 
-  // The query's flags (a view of the body's bytes) and the segments they use (text), as JSON arrays:
-  // the body's parts, shared by the delta API and the streams so that both serve exactly what
+  // The query's flags (the features array, brackets included) and the segments they use (text), as
+  // JSON: the body's parts, shared by the delta API and the streams so that both serve exactly what
   // /api/client/features does.
-  parts(query: ClientQuery): { features: Buffer; segments: string } {
+  parts(query: ClientQuery): { features: Buffer[]; segments: string } {
     const built = this.current(query)
-    return { features: built.payload.body.subarray(built.features[0], built.features[1]), segments: built.segments }
+    return { features: built.payload.features(), segments: built.segments }
   }
 
   // One flag as the query's SDKs see it, or undefined when the query does not select it.
@@ -396,7 +607,11 @@ export class ClientFeatures {
     if (!matchesQuery(feature, query, prefixMatcher(query.namePrefix))) return undefined
     const built = this.payloads.get(this.keyOf(query))
     const at = built && reusable(built, query, this.source.revisions.segments()) ? indexOf(built.flags, feature.name) : -1
-    if (built && at >= 0 && built.flags[at] === feature) return built.payload.body.toString('utf8', built.starts[at], built.ends[at])
+    if (built && at >= 0 && built.flags[at] === feature) {
+      const r = runOf(built.runStarts, at)
+      const json = built.runs[r].json
+      if (json !== undefined) return flagBytes(built.runs[r], json, at - built.runStarts[r]).toString()
+    }
     return this.serialise(feature, query, this.source.segments())
   }
 
@@ -417,75 +632,85 @@ export class ClientFeatures {
     const segmentsJson = this.segmentsJsonFor(selected, query, segments, segmentsRevision)
     const { etag, rest } = bodyEnd(query, key, revision, segmentsJson)
 
-    // The pieces in order; each flag's JSON is copied from the earlier body (the same state object, the
-    // earlier a name-ordered walk alongside this one) or serialised now. Runs of copied flags that
-    // were next to each other there are copied as one piece.
+    // same[i]: where flag i is in the earlier body (walked by name alongside) when it is the same state
+    // object there, else -1.
     const donor = earlier && reusable(earlier, query, segmentsRevision) ? earlier : undefined
-    const pieces: Piece[] = [bodyHead]
-    const starts = new Uint32Array(selected.length)
-    const ends = new Uint32Array(selected.length)
-    let length = Buffer.byteLength(pieces[0] as string)
-    const featuresStart = length - 1
-    let run: { from: Buffer; start: number; end: number } | undefined
-    let j = 0
-    for (let i = 0; i < selected.length; i++) {
-      const feature = selected[i]
-      if (i > 0) length += 1
-      let at = -1
-      if (donor) {
-        const flags = donor.flags
-        while (j < flags.length && flags[j].name < feature.name) j++
-        if (j < flags.length && flags[j] === feature) at = j
+    const same = new Int32Array(selected.length).fill(-1)
+    if (donor) {
+      const flags = donor.flags
+      let j = 0
+      for (let i = 0; i < selected.length; i++) {
+        const name = selected[i].name
+        while (j < flags.length && flags[j].name < name) j++
+        if (j < flags.length && flags[j] === selected[i]) same[i] = j
       }
-      if (at >= 0) {
-        const start = donor!.starts[at]
-        const end = donor!.ends[at]
-        // Joined to the run when it follows it there, comma included.
-        if (run && i > 0 && run.end + 1 === start) run.end = end
-        else {
-          if (run) pieces.push(run)
-          if (i > 0) pieces.push(',')
-          run = { from: donor!.payload.body, start, end }
-        }
-        starts[i] = length
-        length += end - start
-        ends[i] = length
-        continue
-      }
-      if (run) pieces.push(run)
-      run = undefined
-      const json = this.serialise(feature, query, segments)
-      pieces.push(i > 0 ? `,${json}` : json)
-      starts[i] = length
-      length += Buffer.byteLength(json)
-      ends[i] = length
     }
-    if (run) pieces.push(run)
-    const featuresEnd = length + 1
-    pieces.push(rest)
-    length += Buffer.byteLength(rest)
-
-    const body = Buffer.allocUnsafe(length)
-    let at = 0
-    for (const piece of pieces) {
-      if (typeof piece === 'string') at += body.write(piece, at)
-      else at += piece.from.copy(body, at, piece.start, piece.end)
+    const runs: Run[] = []
+    const starts: number[] = []
+    // The earlier runs' plain JSON inflated for this build (not kept by them).
+    const inflated = new Map<Run, Buffer>()
+    for (let from = 0; from < selected.length; ) {
+      let to = from + 1
+      while (to < selected.length && to - from < maxRunLength && !beginsRun(selected[to].name)) to++
+      starts.push(from)
+      runs.push((donor && sameRun(donor, same, from, to)) ?? this.newRun(selected, same, donor, inflated, from, to, query, segments))
+      from = to
     }
-    if (at !== length) throw new Error(`client features: wrote ${at} bytes of ${length}`)
     return {
       version,
       revision,
-      payload: { etag, body, gzip: undefined, brotli: undefined },
+      payload: new ClientPayload(etag, runs, rest, this.options.plainKeptMs),
       query,
       segmentsRevision,
       flags: selected,
-      starts,
-      ends,
-      features: [featuresStart, featuresEnd],
+      runs,
+      runStarts: Uint32Array.from(starts),
       segments: segmentsJson,
       environment: query.environment,
       inline: query.inlineSegmentConstraints,
     }
+  }
+
+  // The run of flags [from, to): each one's JSON copied from the earlier body where it is the same state
+  // object there, else serialised.
+  private newRun(
+    selected: readonly Feature[],
+    same: Int32Array,
+    donor: Built | undefined,
+    inflated: Map<Run, Buffer>,
+    from: number,
+    to: number,
+    query: ClientQuery,
+    segments: ReadonlyMap<number, Segment>,
+  ): Run {
+    const count = to - from
+    const pieces: (Buffer | string)[] = new Array(count)
+    const offsets = new Uint32Array(count + 1)
+    let length = 0
+    for (let k = 0; k < count; k++) {
+      const j = same[from + k]
+      let piece: Buffer | string
+      if (j >= 0) {
+        const r = runOf(donor!.runStarts, j)
+        const run = donor!.runs[r]
+        let json = run.json ?? inflated.get(run)
+        if (json === undefined) inflated.set(run, (json = inflatePart(run.deflated!)))
+        piece = flagBytes(run, json, j - donor!.runStarts[r])
+      } else piece = this.serialise(selected[from + k], query, segments)
+      pieces[k] = piece
+      offsets[k] = length
+      length += (typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length) + 1
+    }
+    offsets[count] = length
+    const json = Buffer.allocUnsafe(length - 1)
+    let at = 0
+    for (let k = 0; k < count; k++) {
+      if (k > 0) json[at++] = 0x2c
+      const piece = pieces[k]
+      at += typeof piece === 'string' ? json.write(piece, at) : piece.copy(json, at)
+    }
+    if (at !== json.length) throw new Error(`client features: wrote ${at} bytes of ${json.length}`)
+    return { count, offsets, length: json.length, crc: crc32(json), json, deflated: undefined }
   }
 
   // The segments the query's flags use, as the body's JSON array (empty when they are inlined).
@@ -529,6 +754,16 @@ const bodyEnd = (query: ClientQuery, key: string, revision: number, segmentsJson
 // segment constraints the same segments.
 const reusable = (built: Built, query: ClientQuery, segmentsRevision: number): boolean =>
   built.environment === query.environment && built.inline === query.inlineSegmentConstraints && (!built.inline || built.segmentsRevision === segmentsRevision)
+
+// The earlier body's run that holds exactly the state objects of flags [from, to), in order, if there is one.
+const sameRun = (donor: Built, same: Int32Array, from: number, to: number): Run | undefined => {
+  const j = same[from]
+  if (j < 0) return undefined
+  const r = runOf(donor.runStarts, j)
+  if (donor.runStarts[r] !== j || donor.runs[r].count !== to - from) return undefined
+  for (let k = from + 1; k < to; k++) if (same[k] !== j + (k - from)) return undefined
+  return donor.runs[r]
+}
 
 // The position of the flag named `name` in a name-ordered list, or -1.
 const indexOf = (flags: readonly Feature[], name: string): number => {

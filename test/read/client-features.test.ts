@@ -4,7 +4,7 @@ import type { EventRecord } from '../../src/domain/events.js'
 import { PersistentMap, withEntry, withoutEntry } from '../../src/domain/immutable.js'
 import type { Segment } from '../../src/domain/instance-state.js'
 import type { Feature, ProjectState, Strategy } from '../../src/domain/project-state.js'
-import { ClientFeatures, clientFeature, compressedCopy, type ClientQuery, type KeptAnswers, type KeptReader } from '../../src/read/client-features.js'
+import { ClientFeatures, clientFeature, type ClientPayload, type ClientQuery, type KeptAnswers, type KeptReader } from '../../src/read/client-features.js'
 import { ClientRevisions } from '../../src/read/client-revisions.js'
 
 const strategy = (id: string, rollout: number, segments: number[] = []): Strategy => ({
@@ -61,15 +61,29 @@ class World {
     this.segments = new Map(this.segments)
     this.revisions.record([{ id: ++this.id, type: 'segment-updated' } as unknown as EventRecord], () => true)
   }
-  model() {
-    return new ClientFeatures({ projects: () => this.projects, segments: () => this.segments, revisions: this.revisions })
+  model(plainKeptMs = 60_000) {
+    return new ClientFeatures({ projects: () => this.projects, segments: () => this.segments, revisions: this.revisions }, { plainKeptMs })
   }
 }
 
 const query = (over: Partial<ClientQuery> = {}): ClientQuery => ({ environment: 'development', projects: '*', inlineSegmentConstraints: false, ...over })
 
+// A payload's plain body, joined.
+const text = (payload: ClientPayload) => Buffer.concat(payload.plain()).toString()
+
 // What a build from nothing answers: the reference every incremental build must equal.
-const fresh = (world: World, q: ClientQuery) => world.model().payload(q).body.toString()
+const fresh = (world: World, q: ClientQuery) => text(world.model().payload(q))
+
+// Its gzip answer once its runs are deflated (off the event loop for a large body).
+const gzipped = async (payload: ClientPayload): Promise<Buffer[]> => {
+  for (let pieces = payload.gzip(); ; pieces = payload.gzipIfReady()) {
+    if (pieces) return pieces
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
+
+// Flags with descriptions of `length` characters: bodies large enough to be deflated off the event loop, or sent in pieces.
+const wordy = (count: number, length: number) => Array.from({ length: count }, (_, i) => ({ ...feature(`flag-${String(i).padStart(5, '0')}`, i % 101), description: 'd'.repeat(length) }))
 
 // Kept answers read back as a start reads a kept file, counting the sections read.
 const reader = (kept: KeptAnswers) => {
@@ -89,7 +103,7 @@ t.test('a rebuild after a change copies the flags that did not change and equals
   const world = new World(names.map((name, i) => feature(name, i % 101, i % 3 === 0 ? 'mobile' : 'web', i % 7 === 0 ? [1] : [])))
   const model = world.model()
   for (const q of [query(), query({ projects: ['web'] }), query({ inlineSegmentConstraints: true }), query({ namePrefix: 'flag-1' })]) {
-    const first = model.payload(q).body.toString()
+    const first = text(model.payload(q))
     t.equal(first, fresh(world, q), 'the first build')
     t.same(JSON.parse(first).features.map((f: { name: string }) => f.name), [...JSON.parse(first).features.map((f: { name: string }) => f.name)].sort())
   }
@@ -117,14 +131,9 @@ t.test('a rebuild after a change copies the flags that did not change and equals
   for (const [what, change] of steps) {
     change()
     for (const q of [query(), query({ projects: ['web'] }), query({ inlineSegmentConstraints: true }), query({ namePrefix: 'flag-1' })]) {
-      t.equal(model.payload(q).body.toString(), fresh(world, q), `${what}: ${JSON.stringify(q)}`)
-      t.same(JSON.parse(model.parts(q).features.toString()), JSON.parse(fresh(world, q)).features, `${what}: the parts of ${JSON.stringify(q)}`)
-      const { features } = model.parts(q)
-      const { body } = model.payload(q)
-      t.ok(
-        features.buffer === body.buffer && features.byteOffset >= body.byteOffset && features.byteOffset + features.length <= body.byteOffset + body.length,
-        `${what}: the flags are a view of the body's bytes, not a copy`,
-      )
+      t.equal(text(model.payload(q)), fresh(world, q), `${what}: ${JSON.stringify(q)}`)
+      t.same(JSON.parse(Buffer.concat(model.parts(q).features).toString()), JSON.parse(fresh(world, q)).features, `${what}: the parts of ${JSON.stringify(q)}`)
+      t.same(gunzipSync(Buffer.concat(await gzipped(model.payload(q)))).toString(), fresh(world, q), `${what}: its gzip answer`)
     }
   }
 })
@@ -143,21 +152,57 @@ t.test('a single flag as the delta API serves it is the one in the body', async 
 })
 
 t.test('a compressed copy is made only in the encoding asked for, once', async (t) => {
-  // A body under 64 KB, whose copies are made at once.
+  // A body under 512 KB, whose runs are deflated at once.
   const world = new World(names.slice(0, 50).map((name, i) => feature(name, i)))
   const payload = world.model().payload(query())
-  t.equal(payload.gzip, undefined, 'no copy before one is asked for')
-  t.equal(payload.brotli, undefined)
-  const gzip = compressedCopy(payload, 'gzip')
-  t.same(gunzipSync(gzip!), payload.body, 'the gzip copy')
-  t.equal(payload.brotli, undefined, 'no brotli copy made with it')
-  t.equal(compressedCopy(payload, 'gzip'), gzip, 'the same copy the next time')
-  t.same(brotliDecompressSync(compressedCopy(payload, 'brotli')!), payload.body, 'the brotli copy when asked for')
+  t.equal(payload.gzipIfReady(), undefined, 'no copy before one is asked for')
+  t.equal(payload.brotliIfReady(), undefined)
+  const gzip = payload.gzip()
+  t.same(gunzipSync(Buffer.concat(gzip!)).toString(), text(payload), 'the gzip copy')
+  t.equal(payload.brotliIfReady(), undefined, 'no brotli copy made with it')
+  t.equal(payload.gzip(), gzip, 'the same copy the next time')
+  t.same(brotliDecompressSync(payload.brotli()!).toString(), text(payload), 'the brotli copy when asked for')
 
-  const large = new World(names.map((name, i) => feature(name, i))).model().payload(query())
-  t.ok(large.body.length > 64 * 1024, 'a body compressed off the event loop')
-  t.equal(compressedCopy(large, 'brotli'), undefined, 'not ready at once')
-  t.equal(large.gzip, undefined, 'and no gzip copy begun')
+  const large = new World(wordy(300, 2000)).model().payload(query())
+  t.ok(large.plainLength > 512 * 1024, 'a body compressed off the event loop')
+  t.equal(large.brotli(), undefined, 'not ready at once')
+  t.equal(large.gzipIfReady(), undefined, 'and no gzip copy begun')
+  t.equal(large.gzip(), undefined, 'nor ready at once when asked for')
+  t.same(gunzipSync(Buffer.concat(await gzipped(large))).toString(), text(large), 'then made')
+})
+
+t.test('a change deflates the run of the flag that changed again, and no other', async (t) => {
+  const world = new World(wordy(3000, 1500))
+  const model = world.model()
+  const before = await gzipped(model.payload(query()))
+  t.ok(before.length > 20, `the body is in runs (${before.length} pieces)`)
+  world.put({ ...feature('flag-01500', 7), description: 'changed' })
+  const after = model.payload(query()).gzip()!
+  t.ok(after, 'the gzip answer ready at once after a change')
+  const earlier = new Set(before)
+  t.equal(after.filter((piece) => !earlier.has(piece)).length, 2, "one run's stream new, and the member's end (its revision moved)")
+  t.same(gunzipSync(Buffer.concat(after)).toString(), fresh(world, query()))
+})
+
+t.test("a large body's plain JSON is let go once deflated and not asked for, and comes back the same", async (t) => {
+  const world = new World(wordy(2500, 2000))
+  const model = world.model(0)
+  const q = query()
+  const payload = model.payload(q)
+  t.ok(payload.plainLength > 4 << 20, 'a body sent in pieces')
+  const plainBefore = text(payload)
+  await gzipped(payload)
+  t.ok(payload.gzipIfReady(), 'the gzip answer ready')
+  const kept = model.kept()
+  const sections = (kept.header as { sections: number[] }[])[0].sections
+  t.ok(sections[0] >= 0, 'the runs kept deflated')
+  t.equal(sections[1], -1, 'and no plain JSON kept with them')
+  t.equal(text(payload), plainBefore, 'the plain body inflated again')
+  const serialised = model.counters.flagsSerialised
+  world.put({ ...feature('flag-01200', 9), description: 'changed' })
+  t.equal(text(model.payload(q)), fresh(world, q), 'a change after it: built from the deflated runs')
+  t.equal(model.counters.flagsSerialised - serialised, 1, 'that flag alone serialised')
+  t.equal(model.featureJson(world.projects.get('web')!.features.get('flag-00003')!, q), JSON.stringify(JSON.parse(fresh(world, q)).features[3]), 'one flag as the delta API serves it')
 })
 
 t.test('answers kept at a stop are served by the next start without a build, while nothing changed', async (t) => {
@@ -166,23 +211,24 @@ t.test('answers kept at a stop are served by the next start without a build, whi
   const scopes = [query(), query({ projects: ['web'] }), query({ inlineSegmentConstraints: true })]
   const stopping = world.model()
   // The web scope's SDKs asked for gzip only.
-  for (const q of scopes) compressedCopy(stopping.payload(q), 'gzip')
-  for (const q of scopes.filter((q) => q.projects === '*')) compressedCopy(stopping.payload(q), 'brotli')
+  for (const q of scopes) stopping.payload(q).gzip()
+  for (const q of scopes.filter((q) => q.projects === '*')) stopping.payload(q).brotli()
   const kept = reader(stopping.kept())
   const started = world.model()
   t.equal(started.takeBack(kept.source), 3, 'every scope offered')
   t.same(kept.read, [], 'nothing read before a scope is asked for')
   for (const q of scopes) {
     const payload = started.payload(q)
-    t.equal(payload.body.toString(), fresh(world, q), `the same body: ${JSON.stringify(q)}`)
-    t.ok(payload.gzip, 'with its gzip copy')
-    t.equal(payload.brotli !== undefined, q.projects === '*', 'and a brotli copy where one was made')
+    t.equal(text(payload), fresh(world, q), `the same body: ${JSON.stringify(q)}`)
+    t.ok(payload.gzipIfReady(), 'with its gzip copy')
+    t.same(gunzipSync(Buffer.concat(payload.gzipIfReady()!)).toString(), fresh(world, q), 'which is the body')
+    t.equal(payload.brotliIfReady() !== undefined, q.projects === '*', 'and a brotli copy where one was made')
   }
   t.equal(started.counters.flagsSerialised, 0, 'no flag serialised')
   t.ok(kept.closed(), 'the kept file closed once every scope was taken back')
   world.put(feature('flag-050', 7))
   const q = query()
-  t.equal(started.payload(q).body.toString(), fresh(world, q), 'a change after it rebuilds from the kept body')
+  t.equal(text(started.payload(q)), fresh(world, q), 'a change after it rebuilds from the kept body')
   t.equal(started.counters.flagsSerialised, 1, 'that flag alone')
 })
 
@@ -194,7 +240,7 @@ t.test('a kept answer is not taken back once a flag in it changed, or serialises
   world.put(feature('flag-150', 7))
   const later = world.model()
   later.takeBack(kept.source)
-  t.equal(later.payload(query()).body.toString(), fresh(world, query()), 'a revision later: built')
+  t.equal(text(later.payload(query())), fresh(world, query()), 'a revision later: built')
   t.equal(later.counters.flagsSerialised, names.length, 'every flag serialised')
   t.same(kept.read, [], 'the kept body not read')
 
@@ -206,21 +252,21 @@ t.test('a kept answer is not taken back once a flag in it changed, or serialises
   for (const f of [...same.projects.values()].flatMap((project) => [...project.features.values()])) same.put({ ...f, stale: true }, false)
   const after = same.model()
   after.takeBack(reader(keptSame).source)
-  t.equal(after.payload(query()).body.toString(), fresh(same, query()), 'flags that serialise differently: built')
+  t.equal(text(after.payload(query())), fresh(same, query()), 'flags that serialise differently: built')
   t.equal(after.counters.flagsSerialised, names.length, 'every flag serialised')
 })
 
 t.test('a stop keeps a large body whose compressed copy is still being made; the start makes it when asked', async (t) => {
-  const world = new World(names.map((name, i) => feature(name, i % 101)))
+  const world = new World(wordy(300, 2000))
   const stopping = world.model()
   const q = query()
-  t.ok(stopping.payload(q).body.length > 64 * 1024, 'a body compressed off the event loop')
-  t.equal(compressedCopy(stopping.payload(q), 'gzip'), undefined, 'its copy begun')
+  t.ok(stopping.payload(q).plainLength > 512 * 1024, 'a body compressed off the event loop')
+  t.equal(stopping.payload(q).gzip(), undefined, 'its copy begun')
   const kept = reader(stopping.kept())
   const started = world.model()
   t.equal(started.takeBack(kept.source), 1)
   const payload = started.payload(q)
-  t.equal(payload.gzip, undefined, 'no copy kept')
-  t.equal(payload.body.toString(), fresh(world, q))
+  t.equal(payload.gzipIfReady(), undefined, 'no copy kept')
+  t.equal(text(payload), fresh(world, q))
   t.equal(started.counters.flagsSerialised, 0, 'no flag serialised')
 })
