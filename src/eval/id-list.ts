@@ -13,12 +13,14 @@ const hashOf = (text: string, start: number, end: number): number => {
 }
 
 // One typed array: first, for each of the 2^bits buckets of the hashes' top bits, the number of the bucket's
-// first entry (and the entry count after the last bucket); then each entry's hash, start and end in the text,
-// bucket by bucket (in a bucket, in the text's order). A bucket holds about two entries, so that a look-up
-// reads a line or two of the table and not the seven of a binary search over 100 hashes (issue 26: most of
-// an evaluation is cache misses). The entries are placed by a count of each bucket's, not sorted: making
-// these tables was 43 % of compiling every flag at 50,000 flags, most of it the sort.
-const tableOf = (text: string): { table: Int32Array; bits: number } => {
+// first entry (and the entry count after the last bucket); then each entry's start and end in the text,
+// bucket by bucket (in a bucket, in the text's order). A bucket holds about one entry, so that a look-up
+// compares the text at one place or two, reading a line of the table (issue 26: most of an evaluation is
+// cache misses). The entries' hashes are not kept: the text tells them apart, and a list of 100 ids was
+// 1.3 KB of table a strategy with them, where it is 0.5 KB without (16-bit numbers where the text is
+// shorter than 65,536). The entries are placed by a count of each bucket's, not sorted: making these tables
+// was 43 % of compiling every flag at 50,000 flags, most of it the sort.
+const tableOf = (text: string): { table: Uint16Array | Uint32Array; bits: number } => {
   const bounds: number[] = []
   let start = 0
   separator.lastIndex = 0
@@ -28,23 +30,23 @@ const tableOf = (text: string): { table: Int32Array; bits: number } => {
   }
   bounds.push(start, text.length)
   const count = bounds.length / 2
-  const bits = count < 4 ? 0 : Math.min(20, Math.floor(Math.log2(count / 2)))
+  const bits = count < 2 ? 0 : Math.min(20, Math.floor(Math.log2(count)))
   const buckets = 2 ** bits
-  const table = new Int32Array(buckets + 1 + 3 * count)
-  const hashes = new Int32Array(count)
+  const size = buckets + 1 + 2 * count
+  const table = text.length < 2 ** 16 ? new Uint16Array(size) : new Uint32Array(size)
+  const bucketOfEntry = new Uint32Array(count)
   // Each bucket's entry count at table[bucket + 1], then summed into where each bucket begins.
   for (let e = 0; e < count; e++) {
-    const hash = hashOf(text, bounds[2 * e], bounds[2 * e + 1])
-    hashes[e] = hash
-    table[bucketOf(hash, bits) + 1]++
+    const bucket = bucketOf(hashOf(text, bounds[2 * e], bounds[2 * e + 1]), bits)
+    bucketOfEntry[e] = bucket
+    table[bucket + 1]++
   }
   for (let b = 0; b < buckets; b++) table[b + 1] += table[b]
   const next = table.slice(0, buckets)
   for (let e = 0; e < count; e++) {
-    const at = buckets + 1 + 3 * next[bucketOf(hashes[e], bits)]++
-    table[at] = hashes[e]
-    table[at + 1] = bounds[2 * e]
-    table[at + 2] = bounds[2 * e + 1]
+    const at = buckets + 1 + 2 * next[bucketOfEntry[e]]++
+    table[at] = bounds[2 * e]
+    table[at + 1] = bounds[2 * e + 1]
   }
   return { table, bits }
 }
@@ -60,13 +62,11 @@ export const idList = <T>(text: string, idOf: (subject: T) => unknown): ((subjec
   return (subject) => {
     const id = idOf(subject)
     if (typeof id !== 'string') return false
-    const h = hashOf(id, 0, id.length)
-    const b = bucketOf(h, bits)
-    const end = entries + 3 * table[b + 1]
-    for (let at = entries + 3 * table[b]; at < end; at += 3) {
-      if (table[at] !== h) continue
-      const from = table[at + 1]
-      if (table[at + 2] - from === id.length && text.startsWith(id, from)) return true
+    const b = bucketOf(hashOf(id, 0, id.length), bits)
+    const end = entries + 2 * table[b + 1]
+    for (let at = entries + 2 * table[b]; at < end; at += 2) {
+      const from = table[at]
+      if (table[at + 1] - from === id.length && text.startsWith(id, from)) return true
     }
     return false
   }

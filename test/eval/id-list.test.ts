@@ -28,3 +28,13 @@ t.test('a long list: every entry is found, and ids that share its entries’ pre
   for (let i = 0; i < 100_000; i++) if (has(`user-${i}`) !== listed.has(`user-${i}`)) wrong++
   t.equal(wrong, 0)
 })
+
+t.test('a text past 65,536 characters: every entry is found, the last ones included', async (t) => {
+  const entries = Array.from({ length: 8000 }, (_, i) => `customer-${i}`)
+  const text = entries.join(' , ')
+  t.ok(text.length > 2 ** 16)
+  const has = idList(text, (id: unknown) => id)!
+  t.equal(entries.filter((entry) => has(entry)).length, entries.length)
+  t.notOk(has('customer-8000'))
+  t.notOk(has('customer-7999 '))
+})
