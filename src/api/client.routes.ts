@@ -137,9 +137,6 @@ const headersFor = (payload: ClientPayload, inviteToStream: boolean): AnswerHead
   return headers
 }
 
-// A body in pieces as a reply's: one buffer as the body, more as pieces sent in order.
-const answer = (pieces: Buffer[]): { body: Buffer } | { pieces: Buffer[] } => (pieces.length === 1 ? { body: pieces[0] } : { pieces })
-
 const matchesEtag = (ifNoneMatch: string | undefined, etag: string): boolean =>
   ifNoneMatch !== undefined &&
   (ifNoneMatch === etag || ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag))
@@ -260,7 +257,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
       if (askedAt) {
         if (principal.kind !== 'admin') throw new DomainError('NoAccessError', '"at" (the features served at a past moment) needs an admin token.')
         const past = pastWorld(deps, req)!
-        return { status: 200, ...answer(pastClientPayload(past, clientQueryFor(req, principal)).plain()), headers: { 'content-type': 'application/json; charset=utf-8' } }
+        return { status: 200, body: pastClientPayload(past, clientQueryFor(req, principal)).plain(), headers: { 'content-type': 'application/json; charset=utf-8' } }
       }
       const payload = deps.clientFeatures.payload(clientQueryFor(req, principal))
       // Unleash answers 304 with no body and no headers (SEMANTICS 5.2).
@@ -281,10 +278,10 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
       const gzip = accepts.gzip ? (accepts.brotli ? payload.gzipIfReady() : payload.gzip()) : undefined
       if (gzip) {
         polls.gzip++
-        return { status: 200, ...answer(gzip), headers: headers.gzip }
+        return { status: 200, body: gzip, headers: headers.gzip }
       }
       polls.full++
-      return { status: 200, ...answer(payload.plain()), headers: headers.plain }
+      return { status: 200, body: payload.plain(), headers: headers.plain }
     },
   },
   {

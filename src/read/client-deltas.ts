@@ -126,7 +126,7 @@ export class ClientDeltas {
     const parts = this.source.clientFeatures.parts(query)
     const delta = {
       revision,
-      events: [Buffer.from(`{"type":"hydration","eventId":${revision},"features":`), ...parts.features, Buffer.from(`,"segments":${parts.segments}}`)],
+      events: [Buffer.from(`{"type":"hydration","eventId":${revision},"features":`), parts.features, Buffer.from(`,"segments":${parts.segments}}`)],
       hydration: true,
     }
     if (this.hydrations.size >= 500) this.hydrations.delete(this.hydrations.keys().next().value!)

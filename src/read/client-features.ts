@@ -122,15 +122,10 @@ const beginsRun = (name: string): boolean => {
 const bodyHead = '{"version":2,"features":['
 const headBytes = Buffer.from(bodyHead)
 const comma = Buffer.from(',')
-const openBracket = Buffer.from('[')
-const closeBracket = Buffer.from(']')
 const headDeflated = deflatePart(headBytes)
 const commaDeflated = deflatePart(comma)
 const headCrc = crc32(headBytes)
 const commaCrc = crc32(comma)
-
-// Answers up to this size are sent as one buffer, joined once (four answers' worth of a thousand flags).
-const joinBelow = 4 << 20
 
 // Below this much plain JSON to deflate, the runs are deflated at once (a run takes 1-3 ms); above it
 // (a start, a segment change) on libuv's thread pool, and the plain body is served until they are ready.
@@ -148,15 +143,18 @@ const flagBytes = (run: Run, json: Buffer, k: number): Buffer => json.subarray(r
 // of Unleash's asks for it, so it is not worth a run's own copy.
 const brotliOptions = (length: number) => ({ params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: length } })
 
-// One scope's answer at one revision: its ETag and its body in each encoding SDKs ask for, as the pieces
-// to send in order (one buffer when small).
+// One scope's answer at one revision: its ETag and its body in each encoding SDKs ask for. Each
+// encoding's body is joined into one buffer when first asked for (sent as one, its runs' pieces cost
+// twice the CPU per answer at 50,000 flags), and the runs' bytes then become views of it: a run's own
+// buffer is let go, and what a later answer keeps of this one is in the later one's buffer once that is
+// joined. A change thus copies the body, as before runs, but deflates only its run.
 export class ClientPayload {
   readonly plainLength: number
   #lastPlainUse: number
-  #gzip: Buffer[] | undefined
+  #plain: Buffer | undefined
+  #gzip: Buffer | undefined
   #brotli: Buffer | undefined
   #brotliBegun = false
-  #plainJoined: Buffer | undefined
   readonly #rest: Buffer
 
   constructor(
@@ -164,6 +162,7 @@ export class ClientPayload {
     private readonly runs: readonly Run[],
     rest: string,
     private readonly plainKeptMs: number,
+    private readonly counters: { runsDeflated: number },
     brotli?: Buffer,
   ) {
     this.#brotli = brotli
@@ -176,50 +175,42 @@ export class ClientPayload {
   }
 
   // The plain body (its runs' JSON inflated again where it was let go).
-  plain(): Buffer[] {
+  plain(): Buffer {
     this.#lastPlainUse = performance.now()
-    return this.#plainPieces()
-  }
-
-  #plainPieces(): Buffer[] {
-    if (this.#plainJoined) return [this.#plainJoined]
-    const pieces: Buffer[] = [headBytes]
-    this.#runPieces(pieces)
-    pieces.push(this.#rest)
-    if (this.plainLength > joinBelow) return pieces
-    this.#plainJoined = Buffer.concat(pieces, this.plainLength)
-    return [this.#plainJoined]
+    return this.#joinedPlain()
   }
 
   // The features array alone (brackets included), as the delta API's hydration sends it.
-  features(): Buffer[] {
-    this.#lastPlainUse = performance.now()
-    const pieces: Buffer[] = [openBracket]
-    this.#runPieces(pieces)
-    pieces.push(closeBracket)
-    return pieces
+  features(): Buffer {
+    return this.plain().subarray(headBytes.length - 1, this.plainLength - this.#rest.length + 1)
   }
 
-  #runPieces(pieces: Buffer[]): void {
+  #joinedPlain(): Buffer {
+    if (this.#plain !== undefined) return this.#plain
+    const plain = Buffer.allocUnsafe(this.plainLength)
+    let at = headBytes.copy(plain, 0)
     for (let r = 0; r < this.runs.length; r++) {
       const run = this.runs[r]
-      if (r > 0) pieces.push(comma)
-      run.json ??= inflatePart(run.deflated!)
-      pieces.push(run.json)
+      if (r > 0) plain[at++] = 0x2c
+      jsonOf(run).copy(plain, at)
+      run.json = plain.subarray(at, at + run.length)
+      at += run.length
     }
+    this.#rest.copy(plain, at)
+    return (this.#plain = plain)
   }
 
   // The gzip answer when ready; otherwise undefined, and its runs are deflated (off the event loop when
   // many: the plain body is served until then).
-  gzip(): Buffer[] | undefined {
+  gzip(): Buffer | undefined {
     if (this.#gzip === undefined) this.#deflate()
     return this.gzipIfReady()
   }
 
   // The same without deflating anything (for an SDK that waits for its brotli copy).
-  gzipIfReady(): Buffer[] | undefined {
+  gzipIfReady(): Buffer | undefined {
     if (this.#gzip === undefined && this.runs.every((run) => run.deflated !== undefined)) this.#gzip = this.#joinGzip()
-    if (this.#gzip !== undefined && this.plainLength > joinBelow && performance.now() - this.#lastPlainUse > this.plainKeptMs) this.#letPlainGo()
+    if (this.#gzip !== undefined && performance.now() - this.#lastPlainUse > this.plainKeptMs) this.#letPlainGo()
     return this.#gzip
   }
 
@@ -229,6 +220,7 @@ export class ClientPayload {
     if (missing === 0) return
     for (const run of this.runs) {
       if (run.deflated !== undefined || runsDeflating.has(run)) continue
+      this.counters.runsDeflated++
       const json = run.json!
       if (missing < deflateInlineBelow) {
         run.deflated = deflatePart(json)
@@ -242,30 +234,41 @@ export class ClientPayload {
     }
   }
 
-  #joinGzip(): Buffer[] {
-    const pieces: Buffer[] = [gzipHeader, headDeflated]
-    let crc = headCrc
-    let length = headBytes.length
+  #joinGzip(): Buffer {
+    const end = gzipEnd(this.#rest, this.#crcBeforeRest(), this.plainLength - this.#rest.length)
+    let length = gzipHeader.length + headDeflated.length + end.length
+    for (let r = 0; r < this.runs.length; r++) length += this.runs[r].deflated!.length + (r > 0 ? commaDeflated.length : 0)
+    const gzip = Buffer.allocUnsafe(length)
+    let at = gzipHeader.copy(gzip, 0)
+    at += headDeflated.copy(gzip, at)
     for (let r = 0; r < this.runs.length; r++) {
       const run = this.runs[r]
-      if (r > 0) {
-        pieces.push(commaDeflated)
-        crc = crc32Combine(crc, commaCrc, 1)
-        length += 1
-      }
-      pieces.push(run.deflated!)
-      crc = crc32Combine(crc, run.crc, run.length)
-      length += run.length
+      if (r > 0) at += commaDeflated.copy(gzip, at)
+      const deflated = run.deflated!
+      deflated.copy(gzip, at)
+      run.deflated = gzip.subarray(at, at + deflated.length)
+      at += deflated.length
     }
-    pieces.push(gzipEnd(this.#rest, crc, length))
-    if (length + this.#rest.length > joinBelow) return pieces
-    return [Buffer.concat(pieces)]
+    end.copy(gzip, at)
+    return gzip
+  }
+
+  // The CRC-32 of the plain body up to its rest, combined from the runs'.
+  #crcBeforeRest(): number {
+    let crc = headCrc
+    for (let r = 0; r < this.runs.length; r++) {
+      const run = this.runs[r]
+      if (r > 0) crc = crc32Combine(crc, commaCrc, 1)
+      crc = crc32Combine(crc, run.crc, run.length)
+    }
+    return crc
   }
 
   // Every run is deflated: their plain JSON goes (runs shared with a later answer included: they inflate
   // again when asked).
   #letPlainGo(): void {
-    this.#plainJoined = undefined
+    if (this.#plain === undefined && this.runs.every((run) => run.json === undefined)) return
+    this.#plain = undefined
     for (const run of this.runs) if (run.deflated !== undefined && !runsDeflating.has(run)) run.json = undefined
   }
 
@@ -273,7 +276,7 @@ export class ClientPayload {
   brotli(): Buffer | undefined {
     if (this.#brotli !== undefined || this.#brotliBegun) return this.#brotli
     this.#brotliBegun = true
-    const body = Buffer.concat(this.#plainPieces(), this.plainLength)
+    const body = this.#joinedPlain()
     if (body.length < deflateInlineBelow) this.#brotli = brotliCompressSync(body, brotliOptions(body.length))
     else brotliCompress(body, brotliOptions(body.length), (error, compressed) => void (error ? undefined : (this.#brotli = compressed)))
     return this.#brotli
@@ -360,9 +363,9 @@ export class ClientFeatures {
   // The scopes a clean stop kept that no request has asked for since the start, and where they are.
   private keptScopes = new Map<string, KeptScope>()
   private keptReader: KeptReader | undefined
-  // Flags serialised so far (a fragment made): a test's proof that a change to one flag re-serialises
-  // that flag alone.
-  readonly counters = { flagsSerialised: 0 }
+  // Flags serialised and runs deflated so far: a test's proof that a change to one flag re-serialises
+  // that flag alone, and deflates its run alone.
+  readonly counters = { flagsSerialised: 0, runsDeflated: 0 }
 
   constructor(
     private readonly source: ClientFeaturesSource,
@@ -577,7 +580,7 @@ export class ClientFeatures {
       const runJson = jsonOf(runs[r])
       if (runJson.length !== runs[r].length || flagBytes(runs[r], runJson, i - runStarts[r]).toString() !== flagJson(flags[i], query, segments)) return undefined
     }
-    const payload = new ClientPayload(etag, runs, rest, this.options.plainKeptMs, brotliAt >= 0 ? view(brotliAt) : undefined)
+    const payload = new ClientPayload(etag, runs, rest, this.options.plainKeptMs, this.counters, brotliAt >= 0 ? view(brotliAt) : undefined)
     return {
       version: revisions.version(),
       revision,
@@ -596,7 +599,7 @@ export class ClientFeatures {
   // The query's flags (the features array, brackets included) and the segments they use (text), as
   // JSON: the body's parts, shared by the delta API and the streams so that both serve exactly what
   // /api/client/features does.
-  parts(query: ClientQuery): { features: Buffer[]; segments: string } {
+  parts(query: ClientQuery): { features: Buffer; segments: string } {
     const built = this.current(query)
     return { features: built.payload.features(), segments: built.segments }
   }
@@ -659,7 +662,7 @@ export class ClientFeatures {
     return {
       version,
       revision,
-      payload: new ClientPayload(etag, runs, rest, this.options.plainKeptMs),
+      payload: new ClientPayload(etag, runs, rest, this.options.plainKeptMs, this.counters),
       query,
       segmentsRevision,
       flags: selected,

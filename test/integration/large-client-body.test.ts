@@ -5,9 +5,8 @@ import { api, clientToken, expectOk } from '../helpers/admin-api.js'
 import { startSdk, untilChanged } from '../helpers/sdk.js'
 import { startTestServer } from '../helpers/server.js'
 
-// A client features body past 4 MB is sent in pieces: its runs' JSON plain, and gzip as one member
-// joined from the runs deflated each on its own (read/client-features.ts). Real clients read both, and
-// a change reaches them.
+// A client features body of many runs (read/client-features.ts): gzip is one member joined from the
+// runs deflated each on its own. Real clients read it and the plain body, and a change reaches them.
 t.setTimeout(120_000)
 
 const server = await startTestServer(t, { env: { MAX_BODY_BYTES: String(8 << 20) } })
