@@ -97,7 +97,7 @@ export const cacheKey = (query: ClientQuery): string =>
 // the thread pool after every change, and SDKs were sent the plain body meanwhile). A run's plain JSON
 // is let go once every run is deflated and no SDK has asked for the plain body for plainKeptMs: SDKs
 // ask for gzip, and the plain bytes were six times the gzip copy's in memory.
-export interface Run {
+interface Run {
   count: number
   // Where each flag's JSON begins in the run's; flag k's ends one byte before offsets[k + 1] (at the
   // comma, and offsets[count] is the run's length plus one).
@@ -435,12 +435,9 @@ export class ClientFeatures {
       const json: Buffer[] = []
       const facts = new Uint32Array(keptRunFacts * built.runs.length)
       built.runs.forEach((run, r) => {
-        // Read now: a run may let its plain JSON go between the two reads.
-        const runDeflated = run.deflated
-        const runJson = runDeflated === undefined ? run.json! : undefined
-        if (runDeflated !== undefined) deflated.push(runDeflated)
-        else json.push(runJson!)
-        facts.set([run.count, run.length, run.crc, runDeflated?.length ?? 0, runJson?.length ?? 0], keptRunFacts * r)
+        const bytes = run.deflated ?? run.json!
+        ;(run.deflated ? deflated : json).push(bytes)
+        facts.set([run.count, run.length, run.crc, run.deflated ? bytes.length : 0, run.deflated ? 0 : bytes.length], keptRunFacts * r)
       })
       const brotli = built.payload.brotliIfReady()
       header.push({

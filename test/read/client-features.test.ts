@@ -230,6 +230,10 @@ t.test('answers kept at a stop are served by the next start without a build, whi
   const q = query()
   t.equal(text(started.payload(q)), fresh(world, q), 'a change after it rebuilds from the kept body')
   t.equal(started.counters.flagsSerialised, 1, 'that flag alone')
+
+  const before = world.model()
+  const olderFormat = { header: [{ key: 'development\u0000*\u0000\u0000\u0000', query: query(), revision: 0, segmentsRevision: 0, names: [], features: [0, 0], sections: [0, -1, -1, 1, 2] }], sections: [] }
+  t.equal(before.takeBack(reader(olderFormat).source), 0, 'a kept file of the format before runs is not taken back')
 })
 
 t.test('a kept answer is not taken back once a flag in it changed, or serialises differently now', async (t) => {
