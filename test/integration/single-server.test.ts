@@ -83,6 +83,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     t.ok(await waitUntil(() => output.includes('listening on'), 60_000), 'npm start brought the server up')
     const serverPid = Number(readFileSync(path.join(dataDir, 'server.lock'), 'utf8').trim())
     t.ok(isAlive(serverPid), 'the server runs')
+    if (process.platform === 'linux' && process.env.MALLOC_MMAP_THRESHOLD_ === undefined) {
+      const serverEnv = readFileSync(`/proc/${serverPid}/environ`, 'utf8').split('\0')
+      t.ok(serverEnv.includes('MALLOC_MMAP_THRESHOLD_=131072'), "with glibc's fixed mmap threshold (README, Running it)")
+    }
     npm.kill(signal)
     await exited
     t.ok(await waitUntil(() => !isAlive(serverPid), 15_000), 'the server stopped with npm')
