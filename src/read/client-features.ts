@@ -162,16 +162,23 @@ export class ClientPayload {
     private readonly runs: readonly Run[],
     rest: string,
     private readonly plainKeptMs: number,
-    private readonly counters: { runsDeflated: number },
+    private readonly counters: { runsDeflated: number; runsInflated: number },
+    // When the scope's plain body was last asked for, by an earlier answer's clients: the runs it
+    // shares with this one hold views of that answer's plain body until it is let go.
+    lastPlainUse = performance.now(),
     brotli?: Buffer,
   ) {
+    this.#lastPlainUse = lastPlainUse
     this.#brotli = brotli
     this.#brotliBegun = brotli !== undefined
     this.#rest = Buffer.from(rest)
     let length = headBytes.length + this.#rest.length
     for (let r = 0; r < runs.length; r++) length += runs[r].length + (r > 0 ? 1 : 0)
     this.plainLength = length
-    this.#lastPlainUse = performance.now()
+  }
+
+  get lastPlainUse(): number {
+    return this.#lastPlainUse
   }
 
   // The plain body (its runs' JSON inflated again where it was let go).
@@ -192,6 +199,7 @@ export class ClientPayload {
     for (let r = 0; r < this.runs.length; r++) {
       const run = this.runs[r]
       if (r > 0) plain[at++] = 0x2c
+      if (run.json === undefined) this.counters.runsInflated++
       jsonOf(run).copy(plain, at)
       run.json = plain.subarray(at, at + run.length)
       at += run.length
@@ -364,8 +372,8 @@ export class ClientFeatures {
   private keptScopes = new Map<string, KeptScope>()
   private keptReader: KeptReader | undefined
   // Flags serialised and runs deflated so far: a test's proof that a change to one flag re-serialises
-  // that flag alone, and deflates its run alone.
-  readonly counters = { flagsSerialised: 0, runsDeflated: 0 }
+  // that flag alone, and deflates its run alone; runs inflated for a plain body: that their JSON was let go.
+  readonly counters = { flagsSerialised: 0, runsDeflated: 0, runsInflated: 0 }
 
   constructor(
     private readonly source: ClientFeaturesSource,
@@ -577,7 +585,7 @@ export class ClientFeatures {
       const runJson = jsonOf(runs[r])
       if (runJson.length !== runs[r].length || flagBytes(runs[r], runJson, i - runStarts[r]).toString() !== flagJson(flags[i], query, segments)) return undefined
     }
-    const payload = new ClientPayload(etag, runs, rest, this.options.plainKeptMs, this.counters, brotliAt >= 0 ? view(brotliAt) : undefined)
+    const payload = new ClientPayload(etag, runs, rest, this.options.plainKeptMs, this.counters, undefined, brotliAt >= 0 ? view(brotliAt) : undefined)
     return {
       version: revisions.version(),
       revision,
@@ -659,7 +667,7 @@ export class ClientFeatures {
     return {
       version,
       revision,
-      payload: new ClientPayload(etag, runs, rest, this.options.plainKeptMs, this.counters),
+      payload: new ClientPayload(etag, runs, rest, this.options.plainKeptMs, this.counters, earlier?.payload.lastPlainUse),
       query,
       segmentsRevision,
       flags: selected,

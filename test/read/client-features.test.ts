@@ -193,16 +193,28 @@ t.test("a large body's plain JSON is let go once deflated and not asked for, and
   const plainBefore = text(payload)
   await gzipped(payload)
   t.ok(payload.gzipIfReady(), 'the gzip answer ready')
-  const kept = model.kept()
-  const sections = (kept.header as { sections: number[] }[])[0].sections
-  t.ok(sections[0] >= 0, 'the runs kept deflated')
-  t.equal(sections[1], -1, 'and no plain JSON kept with them')
+  t.equal(model.counters.runsInflated, 0, 'nothing inflated yet')
   t.equal(text(payload), plainBefore, 'the plain body inflated again')
+  t.equal(model.counters.runsInflated, model.counters.runsDeflated, 'every run inflated: their JSON had gone')
   const serialised = model.counters.flagsSerialised
   world.put({ ...feature('flag-01200', 9), description: 'changed' })
   t.equal(text(model.payload(q)), fresh(world, q), 'a change after it: built from the deflated runs')
   t.equal(model.counters.flagsSerialised - serialised, 1, 'that flag alone serialised')
   t.equal(model.featureJson(world.projects.get('web')!.features.get('flag-00003')!, q), JSON.stringify(JSON.parse(fresh(world, q)).features[3]), 'one flag as the delta API serves it')
+})
+
+t.test('an answer after a change lets the plain body go by when its scope last asked for it', async (t) => {
+  const world = new World(wordy(300, 2000))
+  const model = world.model(200)
+  const q = query()
+  text(model.payload(q))
+  await gzipped(model.payload(q))
+  // The plain body last asked for more than plainKeptMs ago.
+  await new Promise((resolve) => setTimeout(resolve, 250))
+  world.put({ ...feature('flag-00150', 3), description: 'changed' })
+  t.ok(await gzipped(model.payload(q)), 'the gzip answer after the change')
+  t.equal(text(model.payload(q)), fresh(world, q), 'the plain body when asked for')
+  t.ok(model.counters.runsInflated > 1, `inflated again (${model.counters.runsInflated} runs): the runs shared with the answer before held none of its body`)
 })
 
 t.test('answers kept at a stop are served by the next start without a build, while nothing changed', async (t) => {
