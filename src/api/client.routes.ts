@@ -281,7 +281,7 @@ export const clientRoutes = (deps: ApiDeps): Route[] => {
         return { status: 200, body: gzip, headers: headers.gzip }
       }
       polls.full++
-      return { status: 200, body: payload.plain(), headers: headers.plain }
+      return { status: 200, body: payload.plain(!accepts.gzip), headers: headers.plain }
     },
   },
   {

@@ -139,8 +139,8 @@ const jsonOf = (run: Run): Buffer => run.json ?? inflatePart(run.deflated!)
 // One flag's JSON as bytes of its run's.
 const flagBytes = (run: Run, json: Buffer, k: number): Buffer => json.subarray(run.offsets[k], run.offsets[k + 1] - 1)
 
-// The brotli copy is made from the whole plain body, once and when asked for, as before runs: no SDK
-// of Unleash's asks for it, so it is not worth a run's own copy.
+// The brotli copy is made from the whole plain body, once and when asked for, as before runs: the SDKs
+// we serve ask for gzip, so it is not worth a copy per run.
 const brotliOptions = (length: number) => ({ params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: length } })
 
 // One scope's answer at one revision: its ETag and its body in each encoding SDKs ask for. Each
@@ -181,9 +181,12 @@ export class ClientPayload {
     return this.#lastPlainUse
   }
 
-  // The plain body (its runs' JSON inflated again where it was let go).
-  plain(): Buffer {
-    this.#lastPlainUse = performance.now()
+  // The plain body (its runs' JSON inflated again where it was let go). `askedFor` false: sent to a client
+  // that asked for gzip while the runs are deflated, which is no reason to keep the plain body (made for
+  // that answer alone when it was let go, or is due to go).
+  plain(askedFor = true): Buffer {
+    if (askedFor) this.#lastPlainUse = performance.now()
+    else if (this.#plain === undefined && performance.now() - this.#lastPlainUse > this.plainKeptMs) return this.#joinedPlain(false)
     return this.#joinedPlain()
   }
 
@@ -192,7 +195,8 @@ export class ClientPayload {
     return this.plain().subarray(headBytes.length - 1, this.plainLength - this.#rest.length + 1)
   }
 
-  #joinedPlain(): Buffer {
+  // The plain body joined, kept (the runs' JSON views of it) or only made for one answer.
+  #joinedPlain(keep = true): Buffer {
     if (this.#plain !== undefined) return this.#plain
     const plain = Buffer.allocUnsafe(this.plainLength)
     let at = headBytes.copy(plain, 0)
@@ -201,11 +205,12 @@ export class ClientPayload {
       if (r > 0) plain[at++] = 0x2c
       if (run.json === undefined) this.counters.runsInflated++
       jsonOf(run).copy(plain, at)
-      run.json = plain.subarray(at, at + run.length)
+      if (keep) run.json = plain.subarray(at, at + run.length)
       at += run.length
     }
     this.#rest.copy(plain, at)
-    return (this.#plain = plain)
+    if (keep) this.#plain = plain
+    return plain
   }
 
   // The gzip answer when ready; otherwise undefined, and its runs are deflated (off the event loop when

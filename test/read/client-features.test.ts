@@ -212,6 +212,8 @@ t.test('an answer after a change lets the plain body go by when its scope last a
   // The plain body last asked for more than plainKeptMs ago.
   await new Promise((resolve) => setTimeout(resolve, 250))
   world.put({ ...feature('flag-00150', 3), description: 'changed' })
+  // A client that asked for gzip, sent the plain body while runs are deflated: no ask for the plain body.
+  t.equal(model.payload(q).plain(false).toString(), fresh(world, q), 'the plain body sent to a gzip client')
   t.ok(await gzipped(model.payload(q)), 'the gzip answer after the change')
   t.equal(text(model.payload(q)), fresh(world, q), 'the plain body when asked for')
   t.ok(model.counters.runsInflated > 1, `inflated again (${model.counters.runsInflated} runs): the runs shared with the answer before held none of its body`)
