@@ -182,11 +182,16 @@ export class ClientPayload {
   }
 
   // The plain body (its runs' JSON inflated again where it was let go). `askedFor` false: sent to a client
-  // that asked for gzip while the runs are deflated, which is no reason to keep the plain body (made for
-  // that answer alone when it was let go, or is due to go).
+  // that asked for gzip while the runs are deflated, which is no reason to keep the plain body: when it is
+  // due to go, it is made for that answer alone, and the runs already deflated let their JSON go (those
+  // shared with the answer before hold views of its plain body).
   plain(askedFor = true): Buffer {
     if (askedFor) this.#lastPlainUse = performance.now()
-    else if (this.#plain === undefined && performance.now() - this.#lastPlainUse > this.plainKeptMs) return this.#joinedPlain(false)
+    else if (this.#plain === undefined && performance.now() - this.#lastPlainUse > this.plainKeptMs) {
+      const plain = this.#joinedPlain(false)
+      this.#letPlainGo()
+      return plain
+    }
     return this.#joinedPlain()
   }
 
@@ -277,8 +282,8 @@ export class ClientPayload {
     return crc
   }
 
-  // Every run is deflated: their plain JSON goes (runs shared with a later answer included: they inflate
-  // again when asked).
+  // The deflated runs' plain JSON goes (runs shared with a later answer included: they inflate again
+  // when asked).
   #letPlainGo(): void {
     if (this.#plain === undefined && this.runs.every((run) => run.json === undefined)) return
     this.#plain = undefined

@@ -219,6 +219,24 @@ t.test('an answer after a change lets the plain body go by when its scope last a
   t.ok(model.counters.runsInflated > 1, `inflated again (${model.counters.runsInflated} runs): the runs shared with the answer before held none of its body`)
 })
 
+t.test('the plain body sent to a gzip client while many runs deflate lets the runs before it go', async (t) => {
+  const world = new World(wordy(3000, 2000))
+  const model = world.model(200)
+  const q = query()
+  text(model.payload(q))
+  await gzipped(model.payload(q))
+  await new Promise((resolve) => setTimeout(resolve, 250))
+  // Flags in several runs changed: more than 512 KB to deflate, on the thread pool.
+  for (const i of [100, 700, 1300, 1900, 2500]) world.put({ ...feature(`flag-${String(i).padStart(5, '0')}`, 3), description: 'changed' })
+  const payload = model.payload(q)
+  t.equal(payload.gzip(), undefined, 'the gzip answer not ready at once')
+  t.equal(payload.plain(false).toString(), fresh(world, q), 'the plain body sent meanwhile')
+  const inflated = model.counters.runsInflated
+  t.equal(payload.plain(false).toString(), fresh(world, q), 'and again')
+  t.ok(model.counters.runsInflated - inflated > 10, `the unchanged runs inflated for it (${model.counters.runsInflated - inflated}): they held none of the body before`)
+  t.same(gunzipSync(await gzipped(payload)).toString(), fresh(world, q), 'then the gzip answer')
+})
+
 t.test('answers kept at a stop are served by the next start without a build, while nothing changed', async (t) => {
   // Bodies under 64 KB, whose compressed copies are made at once.
   const world = new World(names.slice(0, 100).map((name, i) => feature(name, i % 101, i % 3 === 0 ? 'mobile' : 'web', i % 7 === 0 ? [1] : [])))
