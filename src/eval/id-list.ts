@@ -18,7 +18,7 @@ const hashOf = (text: string, start: number, end: number): number => {
 // compares the text at one place or two, reading a line of the table (issue 26: most of an evaluation is
 // cache misses). The entries' hashes are not kept: the text tells them apart, and a list of 100 ids was
 // 1.3 KB of table a strategy with them, where it is 0.5 KB without (16-bit numbers where the text is
-// shorter than 65,536). The entries are placed by a count of each bucket's, not sorted: making these tables
+// shorter than 65,535 characters). The entries are placed by a count of each bucket's, not sorted: making these tables
 // was 43 % of compiling every flag at 50,000 flags, most of it the sort.
 const tableOf = (text: string): { table: Uint16Array | Uint32Array; bits: number } => {
   const bounds: number[] = []
@@ -33,7 +33,8 @@ const tableOf = (text: string): { table: Uint16Array | Uint32Array; bits: number
   const bits = count < 2 ? 0 : Math.min(20, Math.floor(Math.log2(count)))
   const buckets = 2 ** bits
   const size = buckets + 1 + 2 * count
-  const table = text.length < 2 ** 16 ? new Uint16Array(size) : new Uint32Array(size)
+  // A text of n characters has at most n + 1 entries: below 2^16 - 1 characters every number fits 16 bits.
+  const table = text.length < 2 ** 16 - 1 ? new Uint16Array(size) : new Uint32Array(size)
   const bucketOfEntry = new Uint32Array(count)
   // Each bucket's entry count at table[bucket + 1], then summed into where each bucket begins.
   for (let e = 0; e < count; e++) {

@@ -57,4 +57,4 @@ const shiftOf = (bytes: number): number => {
 }
 
 export const crc32Combine = (crcA: number, crcB: number, lengthB: number): number =>
-  (lengthB === 0 ? crcA : (multiplyModP(shiftOf(lengthB), crcA >>> 0) ^ crcB) >>> 0) >>> 0
+  lengthB === 0 ? crcA >>> 0 : (multiplyModP(shiftOf(lengthB), crcA >>> 0) ^ crcB) >>> 0

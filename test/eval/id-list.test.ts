@@ -38,3 +38,10 @@ t.test('a text past 65,536 characters: every entry is found, the last ones inclu
   t.notOk(has('customer-8000'))
   t.notOk(has('customer-7999 '))
 })
+
+t.test('a text of 65,535 separators: its 65,536 empty entries are counted past 16 bits', async (t) => {
+  const text = ','.repeat(2 ** 16 - 1)
+  const has = idList(text, (id: unknown) => id)!
+  t.equal(has(''), sdkHas(text, ''))
+  t.equal(has('x'), sdkHas(text, 'x'))
+})
