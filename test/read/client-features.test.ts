@@ -203,14 +203,20 @@ t.test("a large body's plain JSON is let go once deflated and not asked for, and
   t.equal(model.featureJson(world.projects.get('web')!.features.get('flag-00003')!, q), JSON.stringify(JSON.parse(fresh(world, q)).features[3]), 'one flag as the delta API serves it')
 })
 
-t.test('an answer after a change lets the plain body go by when its scope last asked for it', async (t) => {
-  const world = new World(wordy(300, 2000))
+// A scope of `count` wordy flags whose plain body was asked for, then its gzip answer, and whose plain
+// body has not been asked for since, for longer than plainKeptMs (200 ms).
+const plainAskedLongAgo = async (count: number) => {
+  const world = new World(wordy(count, 2000))
   const model = world.model(200)
   const q = query()
   text(model.payload(q))
   await gzipped(model.payload(q))
-  // The plain body last asked for more than plainKeptMs ago.
   await new Promise((resolve) => setTimeout(resolve, 250))
+  return { world, model, q }
+}
+
+t.test('an answer after a change lets the plain body go by when its scope last asked for it', async (t) => {
+  const { world, model, q } = await plainAskedLongAgo(300)
   world.put({ ...feature('flag-00150', 3), description: 'changed' })
   // A client that asked for gzip, sent the plain body while runs are deflated: no ask for the plain body.
   t.equal(model.payload(q).plain(false).toString(), fresh(world, q), 'the plain body sent to a gzip client')
@@ -220,12 +226,7 @@ t.test('an answer after a change lets the plain body go by when its scope last a
 })
 
 t.test('the plain body sent to a gzip client while many runs deflate lets the runs before it go', async (t) => {
-  const world = new World(wordy(3000, 2000))
-  const model = world.model(200)
-  const q = query()
-  text(model.payload(q))
-  await gzipped(model.payload(q))
-  await new Promise((resolve) => setTimeout(resolve, 250))
+  const { world, model, q } = await plainAskedLongAgo(3000)
   // Flags in several runs changed: more than 512 KB to deflate, on the thread pool.
   for (const i of [100, 700, 1300, 1900, 2500]) world.put({ ...feature(`flag-${String(i).padStart(5, '0')}`, 3), description: 'changed' })
   const payload = model.payload(q)
