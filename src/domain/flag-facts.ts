@@ -3,12 +3,12 @@ import { PersistentMap } from './immutable.js'
 import type { Feature } from './project-state.js'
 
 // Facts about a project's flags that writes ask for and that walking every flag would answer: how many
-// are active (the flag limits, at every creation), which depend on which (adding a dependency,
+// are active (the flag limits, at every creation) and marked stale (the project's health), which depend on which (adding a dependency,
 // archiving, moving), and a time before which none is due to be marked potentially stale (the
 // instance's check, every minute). They are kept per version of the project's flag map (state is
 // immutable: this only remembers functions of each map), each counted when first asked, and carried
 // by evolveProject to the version an event about one flag makes from it, so they stay O(1) per write:
-// - the count goes up or down by one;
+// - the counts go up or down by one;
 // - who depends on whom is shared while that flag's part in it is unchanged (a new flag has no
 //   dependencies; changing its strategies or metadata leaves them), else counted again when asked;
 // - the due time becomes the earlier of the two, which may come before the true one: a check that
@@ -17,8 +17,16 @@ const dayMs = 24 * 60 * 60 * 1000
 
 type Dependents = ReadonlyMap<string, readonly string[]>
 
+// Of the active flags: those marked stale, and those marked potentially stale and not stale (a project's
+// health, asked for by every project answer and list of projects).
+export interface StaleCounts {
+  stale: number
+  potentiallyStale: number
+}
+
 interface Facts {
   active?: number
+  stale?: StaleCounts
   dependents?: Dependents
   // Per lifetimes (their JSON): the time and the lifetimes it was counted with.
   due?: { lifetimes: string; lifetimesOf: Lifetimes; at: number }
@@ -52,6 +60,22 @@ export const activeFeatureCount = (features: ReadonlyMap<string, Feature>): numb
     facts.active = count
   }
   return facts.active
+}
+
+const staleMarkOf = (feature: Feature | undefined): keyof StaleCounts | undefined =>
+  !feature || feature.archived ? undefined : feature.stale ? 'stale' : feature.potentiallyStale === true ? 'potentiallyStale' : undefined
+
+export const staleCounts = (features: ReadonlyMap<string, Feature>): StaleCounts => {
+  const facts = factsOf(features)
+  if (facts.stale === undefined) {
+    const counts = { stale: 0, potentiallyStale: 0 }
+    for (const feature of features.values()) {
+      const mark = staleMarkOf(feature)
+      if (mark) counts[mark]++
+    }
+    facts.stale = counts
+  }
+  return facts.stale
 }
 
 const dependentsOf = (features: ReadonlyMap<string, Feature>): Dependents => {
@@ -111,8 +135,17 @@ export const carryFlagFacts = (before: ReadonlyMap<string, Feature>, after: Read
   const is = after.get(name)
   const next: Facts = {}
   // Anything else changed (the sizes tell of another flag): no count is carried.
-  if (facts.active !== undefined && after.size - before.size === (is ? 1 : 0) - (was ? 1 : 0)) {
+  const oneFlag = after.size - before.size === (is ? 1 : 0) - (was ? 1 : 0)
+  if (facts.active !== undefined && oneFlag) {
     next.active = facts.active - (was && !was.archived ? 1 : 0) + (is && !is.archived ? 1 : 0)
+  }
+  if (facts.stale !== undefined && oneFlag) {
+    const counts = { ...facts.stale }
+    const markWas = staleMarkOf(was)
+    const markIs = staleMarkOf(is)
+    if (markWas) counts[markWas]--
+    if (markIs) counts[markIs]++
+    next.stale = counts
   }
   if (facts.dependents) {
     const parentsWere = parentsOf(was)

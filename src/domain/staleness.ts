@@ -1,5 +1,5 @@
 import { ok, type Result } from './errors.js'
-import { forgetPotentiallyStaleTime, potentiallyStaleNotBefore } from './flag-facts.js'
+import { forgetPotentiallyStaleTime, potentiallyStaleNotBefore, type StaleCounts } from './flag-facts.js'
 import { draft, type EventDraft } from './events.js'
 import { findFeature } from './features.js'
 import type { Lifetimes } from './feature-types.js'
@@ -13,6 +13,10 @@ type MarkPotentiallyStale = { type: 'feature.markPotentiallyStale'; lifetimes: L
 export type StalenessCommand = SetStale | MarkPotentiallyStale
 
 const dayMs = 24 * 60 * 60 * 1000
+
+// SEMANTICS 10 health: 100 minus the shares of the active flags that are stale and potentially stale.
+export const healthScore = (active: number, { stale, potentiallyStale }: StaleCounts): number =>
+  active === 0 ? 100 : Math.round(100 - (100 * stale) / active - (100 * potentiallyStale) / active)
 
 // SEMANTICS 11.2: not stale, not archived, the type has a lifetime, and it is over.
 export const isPastLifetime = (feature: Feature, lifetimes: Lifetimes, nowMs: number): boolean => {

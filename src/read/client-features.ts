@@ -151,6 +151,9 @@ const brotliOptions = (length: number) => ({ params: { [zlibConstants.BROTLI_PAR
 export class ClientPayload {
   readonly plainLength: number
   #lastPlainUse: number
+  // Whether the runs may hold plain JSON for this answer (false once let go, until it is joined again): a
+  // gzip poll then looks no further.
+  #plainHeld = true
   #plain: Buffer | undefined
   #gzip: Buffer | undefined
   #brotli: Buffer | undefined
@@ -187,7 +190,7 @@ export class ClientPayload {
   // shared with the answer before hold views of its plain body).
   plain(askedFor = true): Buffer {
     if (askedFor) this.#lastPlainUse = performance.now()
-    else if (this.#plain === undefined && performance.now() - this.#lastPlainUse > this.plainKeptMs) {
+    else if (this.#plain === undefined && this.#plainDue()) {
       const plain = this.#joinedPlain(false)
       this.#letPlainGo()
       return plain
@@ -214,8 +217,16 @@ export class ClientPayload {
       at += run.length
     }
     this.#rest.copy(plain, at)
-    if (keep) this.#plain = plain
+    if (keep) {
+      this.#plain = plain
+      this.#plainHeld = true
+    }
     return plain
+  }
+
+  // No client has asked for the plain body for plainKeptMs.
+  #plainDue(): boolean {
+    return performance.now() - this.#lastPlainUse > this.plainKeptMs
   }
 
   // The gzip answer when ready; otherwise undefined, and its runs are deflated (off the event loop when
@@ -228,7 +239,7 @@ export class ClientPayload {
   // The same without deflating anything (for an SDK that waits for its brotli copy).
   gzipIfReady(): Buffer | undefined {
     if (this.#gzip === undefined && this.runs.every((run) => run.deflated !== undefined)) this.#gzip = this.#joinGzip()
-    if (this.#gzip !== undefined && performance.now() - this.#lastPlainUse > this.plainKeptMs) this.#letPlainGo()
+    if (this.#gzip !== undefined && this.#plainHeld && this.#plainDue()) this.#letPlainGo()
     return this.#gzip
   }
 
@@ -285,9 +296,13 @@ export class ClientPayload {
   // The deflated runs' plain JSON goes (runs shared with a later answer included: they inflate again
   // when asked).
   #letPlainGo(): void {
-    if (this.#plain === undefined && this.runs.every((run) => run.json === undefined)) return
     this.#plain = undefined
-    for (const run of this.runs) if (run.deflated !== undefined && !runsDeflating.has(run)) run.json = undefined
+    let held = false
+    for (const run of this.runs) {
+      if (run.deflated !== undefined && !runsDeflating.has(run)) run.json = undefined
+      else held = true
+    }
+    this.#plainHeld = held
   }
 
   // The brotli copy when ready; otherwise undefined, and it is made (off the event loop when large).

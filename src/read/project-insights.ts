@@ -3,7 +3,7 @@ import { isInternalRecord, type EventDraft } from '../domain/events.js'
 import type { Lifetimes } from '../domain/feature-types.js'
 import { isFavoriteOf } from '../domain/favorites.js'
 import type { Feature, ProjectState } from '../domain/project-state.js'
-import { isPastLifetime } from '../domain/staleness.js'
+import { healthScore, isPastLifetime } from '../domain/staleness.js'
 import { PersistentMap, withEntry, withoutEntry } from '../domain/immutable.js'
 
 const dayMs = 24 * 60 * 60 * 1000
@@ -347,16 +347,14 @@ const averageTimeToProduction = (features: FeatureFacts[]): number => {
 export const projectHealthAt = (project: ProjectState, lifetimes: Lifetimes, now: Date): number => {
   const nowMs = now.getTime()
   let active = 0
-  let stale = 0
-  let potentiallyStale = 0
+  const counts = { stale: 0, potentiallyStale: 0 }
   for (const f of project.features.values()) {
     if (f.archived) continue
     active++
-    if (f.stale) stale++
-    else if (f.potentiallyStale === true || isPastLifetime(f, lifetimes, nowMs)) potentiallyStale++
+    if (f.stale) counts.stale++
+    else if (f.potentiallyStale === true || isPastLifetime(f, lifetimes, nowMs)) counts.potentiallyStale++
   }
-  if (active === 0) return 100
-  return Math.round(100 - (100 * stale) / active - (100 * potentiallyStale) / active)
+  return healthScore(active, counts)
 }
 
 export const featureTypeCounts = (project: ProjectState) => {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { activeFeatureCount, childrenOf } from '../../src/domain/flag-facts.js'
+import { activeFeatureCount, childrenOf, staleCounts } from '../../src/domain/flag-facts.js'
 import { Scenario, errorOf } from './fixtures/scenario.js'
 
 // The facts kept with each version of a project's flags (flag-facts.ts): whatever events happen, each
@@ -9,8 +9,16 @@ t.test('the count of active flags follows every event that changes a flag', asyn
   s.createProject('web')
   s.createProject('mobile')
   const recount = (project: string) => [...s.projects.get(project)!.features.values()].filter((f) => !f.archived).length
+  const active = (project: string) => [...s.projects.get(project)!.features.values()].filter((f) => !f.archived)
+  const recountStale = (project: string) => ({
+    stale: active(project).filter((f) => f.stale).length,
+    potentiallyStale: active(project).filter((f) => !f.stale && f.potentiallyStale === true).length,
+  })
   const check = (what: string) => {
-    for (const project of ['web', 'mobile']) t.equal(activeFeatureCount(s.projects.get(project)!.features), recount(project), `${project}: ${what}`)
+    for (const project of ['web', 'mobile']) {
+      t.equal(activeFeatureCount(s.projects.get(project)!.features), recount(project), `${project}: ${what}`)
+      t.same(staleCounts(s.projects.get(project)!.features), recountStale(project), `${project}: ${what} (stale counts)`)
+    }
   }
   check('no flags')
   for (let i = 0; i < 150; i++) s.createFeature('web', `flag-${i}`)
@@ -25,6 +33,12 @@ t.test('the count of active flags follows every event that changes a flag', asyn
   check('an archived one deleted')
   s.ok('web', { type: 'feature.update', name: 'flag-4', input: { description: 'changed', stale: true } })
   check('metadata and stale changed')
+  s.ok('web', { type: 'feature.setStale', names: ['flag-7', 'flag-8'], stale: true })
+  s.ok('web', { type: 'feature.setStale', names: ['flag-8'], stale: false })
+  check('marked stale and the mark cleared')
+  s.ok('web', { type: 'feature.markPotentiallyStale', lifetimes: { release: 0 } })
+  check('marked potentially stale')
+  t.ok(staleCounts(s.projects.get('web')!.features).potentiallyStale > 0, 'flags were marked potentially stale')
   s.ok('web', { type: 'feature.moveOut', feature: 'flag-5', target: s.projects.get('mobile')! })
   s.ok('mobile', { type: 'feature.moveIn', feature: { ...s.projects.get('web')!.features.get('flag-6')!, name: 'flag-5' } })
   check('a flag moved out of one project and into another')
