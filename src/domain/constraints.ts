@@ -3,6 +3,7 @@ import { RE2JS } from 're2js'
 import type { Constraint } from '../schemas/shared.js'
 import { DomainError, badData } from './errors.js'
 import type { ProjectWorld } from './world.js'
+import { orNoItems } from '../no-items.js'
 
 export const multiValueOperators = ['IN', 'NOT_IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS', 'IN_CIDR'] as const
 export const numberOperators = ['NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE'] as const
@@ -25,7 +26,7 @@ const constraintError = (message: string) =>
 export const savedConstraint = (constraint: Constraint): Constraint => {
   const { contextName, operator, caseInsensitive, inverted, value } = constraint
   const trimmed = (constraint.values ?? []).map((v) => v.trim())
-  const values = trimmed.every((v) => v.length > 0) ? trimmed : trimmed.filter((v) => v.length > 0).slice()
+  const values = orNoItems(trimmed.every((v) => v.length > 0) ? trimmed : trimmed.filter((v) => v.length > 0).slice())
   if (value === undefined) return { contextName, operator, caseInsensitive, inverted, values }
   return constraint.values === undefined ? { contextName, operator, caseInsensitive, inverted, value, values } : { contextName, operator, caseInsensitive, inverted, values, value }
 }

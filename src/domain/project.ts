@@ -40,6 +40,7 @@ import {
 import type { WithMeta } from './world.js'
 import { decideCuration, evolveCuration, type CurationCommand } from './project-curation.js'
 import { decideImport } from './feature-import.js'
+import { noItems, orNoItems } from '../no-items.js'
 
 export type ProjectCommand = WithMeta<
   | ProjectSetupCommand
@@ -164,7 +165,8 @@ const decideBatch = (state: ProjectState, commands: ProjectCommand[]): Result<{ 
   return ok({ events, state: current })
 }
 
-const emptyFeatureEnvironment = (): FeatureEnvironment => ({ enabled: false, strategies: [], variants: [] })
+// Off, with nothing in it: one object for every flag and environment like that (state is never changed in place).
+const emptyFeatureEnvironment: FeatureEnvironment = { enabled: false, strategies: noItems, variants: noItems }
 
 const updateFeature = (state: ProjectState, name: string | null | undefined, update: (feature: Feature) => Feature): ProjectState => ({
   ...state,
@@ -223,7 +225,7 @@ const evolveProjectState = (state: ProjectState | undefined, event: EventDraft):
       const environment = String(event.environment)
       const features = new Map<string, Feature>()
       for (const [name, feature] of state.features) {
-        features.set(name, { ...feature, environments: withEntry(feature.environments, environment, emptyFeatureEnvironment()) })
+        features.set(name, { ...feature, environments: withEntry(feature.environments, environment, emptyFeatureEnvironment) })
       }
       return { ...state, environments: withEntry(state.environments, environment, projectEnvironmentFrom(event.data)), features }
     }
@@ -255,9 +257,9 @@ const evolveProjectState = (state: ProjectState | undefined, event: EventDraft):
         archived: false,
         archivedAt: null,
         createdAt: data.createdAt ?? event.createdAt,
-        environments: new Map([...state.environments.keys()].map((env) => [env, emptyFeatureEnvironment()])),
-        dependencies: [],
-        tags: event.tags ?? [],
+        environments: new Map([...state.environments.keys()].map((env) => [env, emptyFeatureEnvironment])),
+        dependencies: noItems,
+        tags: orNoItems(event.tags ?? noItems),
         lifecycle: [{ stage: 'initial', enteredStageAt: event.createdAt }],
         createdByUserId: event.createdByUserId,
       }

@@ -8,6 +8,7 @@ import { archivedFeature, featureNotInProject, findActiveFeature } from './featu
 import type { Feature, FeatureEnvironment, ProjectState, Strategy } from './project-state.js'
 import { normaliseVariants } from './variants.js'
 import type { ProjectWorld, WithMeta } from './world.js'
+import { orNoItems } from '../no-items.js'
 
 type ToggleEnvironment = { type: 'featureEnvironment.toggle'; feature: string; environment: string; enabled: boolean; activateDisabledStrategies: boolean; newStrategyId: string }
 type AddStrategy = { type: 'strategy.add'; feature: string; environment: string; input: CreateFeatureStrategy; id: string }
@@ -97,10 +98,10 @@ export const prepareStrategy = (
     title: input.title ?? null,
     disabled: input.disabled ?? false,
     sortOrder,
-    constraints: constraints.map(savedConstraint),
+    constraints: orNoItems(constraints.map(savedConstraint)),
     parameters,
-    variants: variants.value,
-    segments,
+    variants: orNoItems(variants.value),
+    segments: orNoItems(segments),
   })
 }
 

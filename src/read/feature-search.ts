@@ -15,6 +15,7 @@ import { isFavoriteOf } from '../domain/favorites.js'
 import type { Tag } from '../schemas/shared.js'
 import { imageUrlOf } from './people-views.js'
 import { Slices } from '../next-turn.js'
+import { orNoItems } from '../no-items.js'
 
 // The flags of every project as GET /api/admin/search/features finds them. One row per flag (archived
 // ones too), kept in two orders (creation, name) and indexed by project, type, tag and segment: a
@@ -176,7 +177,7 @@ const tagKey = (tag: Tag) => `${tag.type}:${tag.value}`
 const segmentUsesOf = (feature: Feature): number[] => {
   const uses: number[] = []
   for (const env of feature.environments.values()) for (const strategy of env.strategies) uses.push(...strategy.segments)
-  return uses
+  return orNoItems(uses)
 }
 
 const rowOf = (feature: Feature): Row => {

@@ -46,7 +46,7 @@ export const decodeSnapshotSet = (format: number, bytes: Uint8Array): SnapshotEn
     if (set.format !== format || !Array.isArray(set.entries) || !Array.isArray(set.blobs)) return undefined
     const blobs = new BlobMap()
     for (const [id, blob] of set.blobs) blobs.put(id, blob)
-    const strings = new SharedStrings()
+    const strings = new SharedStrings({ sharedEmptyLists: true })
     return set.entries.map(({ key, bytes: entry }) => ({ key, ...decodeEntry(entry, blobs, strings) }))
   } catch {
     return undefined
@@ -513,7 +513,7 @@ export class EventLog {
       const manifest = snapshotCodec.unpack(manifestBytes) as { format: number; keys: string[] }
       if (manifest.format !== format) return undefined
       const blobs: BlobSource = { get: (id) => this.blobs.get(id) }
-      const strings = new SharedStrings()
+      const strings = new SharedStrings({ sharedEmptyLists: true })
       const entries: SnapshotEntry[] = []
       for (const key of manifest.keys) {
         const bytes = this.snapshots.get(key)
