@@ -98,17 +98,32 @@ const inTest = (field: string, values: string[], isNegated: boolean): ContextTes
       return c === a || c === b || c === d || c === e
     }
   }
-  const set = new Set(values)
+  // More: in a list sorted by code units, found by halving. A Set of 20 texts took 720 bytes of heap where
+  // the list takes 220, and IN lists of tenants or users are common (issue 26: 4.8 MiB at 50,000 flags).
+  const sorted = [...new Set(values)].sort()
   if (isNegated) {
     return (ctx) => {
       const c = valueOf(ctx, field)
-      return c === undefined || !set.has(c)
+      return c === undefined || !isInSorted(sorted, c)
     }
   }
   return (ctx) => {
     const c = valueOf(ctx, field)
-    return c !== undefined && set.has(c)
+    return c !== undefined && isInSorted(sorted, c)
   }
+}
+
+const isInSorted = (sorted: readonly string[], text: string): boolean => {
+  let low = 0
+  let high = sorted.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    const value = sorted[middle]
+    if (value === text) return true
+    if (value < text) low = middle + 1
+    else high = middle
+  }
+  return false
 }
 
 // Where the lowered value lies in the context value: at `from` (STR_STARTS_WITH), at the end

@@ -63,6 +63,28 @@ runTable('IN', [
   ['many values use a set', { operator: 'IN', values: Array.from({ length: 50 }, (_, i) => `u${i}`) }, { userId: 'u42' }, true],
 ])
 
+// Five values or more are looked up in a sorted list: every listed value, in any order and with repeats,
+// and nothing before, between or after them.
+t.test('IN and NOT_IN over a long list find each listed value and no other', async (t) => {
+  const listed = ['tenant-42', 'tenant-7', 'Tenant-7', 'tenant-420', 'æøå', 'tenant-1', 'tenant-42', 'z', '10', '9', 'tenant-300', 'tenant-299', '😀', 'tenant-7 ', 'a', 'tenant-100', 'tenant-0', 'b', 'tenant-9', 'tenant-99']
+  const absent = ['', 'A', 'tenant-', 'tenant-4', 'tenant-43', 'tenant-7x', 'tenant-8', 'zz', '1', '0', 'æ', 'tenant-2990', 'ü', '\u{1F601}']
+  for (const operator of ['IN', 'NOT_IN']) {
+    const constraint = { contextName: 'tenantId', operator, values: listed }
+    const test = compileConstraint(constraint)
+    for (const value of listed) {
+      // Values are trimmed: 'tenant-7 ' is listed as 'tenant-7', and the context's 'tenant-7 ' matches nothing.
+      const wanted = value === value.trim() ? operator === 'IN' : operator === 'NOT_IN'
+      t.equal(test({ properties: { tenantId: value } }), wanted, `${operator} ${JSON.stringify(value)}`)
+      t.equal(sdkAnswer(constraint, { properties: { tenantId: value } }), wanted, `${operator} ${JSON.stringify(value)} (unleash-client agrees)`)
+    }
+    for (const value of absent) {
+      t.equal(test({ properties: { tenantId: value } }), operator === 'NOT_IN', `${operator} ${JSON.stringify(value)}`)
+      t.equal(sdkAnswer(constraint, { properties: { tenantId: value } }), operator === 'NOT_IN', `${operator} ${JSON.stringify(value)} (unleash-client agrees)`)
+    }
+    t.equal(test({}), operator === 'NOT_IN', `${operator} without the field`)
+  }
+})
+
 runTable('NOT_IN', [
   ['an unlisted value is true', { operator: 'NOT_IN', values: ['a'] }, { userId: 'b' }, true],
   ['a listed value is false', { operator: 'NOT_IN', values: ['a'] }, { userId: 'a' }, false],
