@@ -37,6 +37,7 @@ import type { Config } from './config.js'
 import { isInstanceEvent } from './domain/instance.js'
 import { emptyInstance } from './domain/instance-state.js'
 import { setLimits } from './domain/limits.js'
+import { noItems } from './domain/no-items.js'
 import { RequestMetrics } from './http/request-metrics.js'
 import { createLogger, everyAtMost, type Logger } from './logger.js'
 import { startHttpServer, type HttpServer } from './http/server.js'
@@ -509,7 +510,7 @@ const serveReplica = async (config: Config, options: ServerOptions, http: HttpSe
   const follower = new LogFollower(streamSettings(config, say)!, {
     appliedId: () => registry.lastCommittedId,
     restore: (bytes) => {
-      const entries = decodeSnapshotSet(snapshotFormat, bytes)
+      const entries = decodeSnapshotSet(snapshotFormat, bytes, noItems)
       if (!entries || !dispatcher.restoreCommitted(entries, readModels)) return false
       side.restarted(registry.lastCommittedId)
       firstRestore()

@@ -6,6 +6,7 @@ import { evolveInstance, ownedByInstance } from '../domain/instance.js'
 import { emptyInstance, type InstanceState } from '../domain/instance-state.js'
 import { evolveProject } from '../domain/project.js'
 import type { ProjectState } from '../domain/project-state.js'
+import { noItems } from '../domain/no-items.js'
 import type { EventLog, SnapshotEntry } from '../store/log.js'
 import './snapshot-codec.js'
 
@@ -78,7 +79,7 @@ export const restoreWorld = (entries: readonly SnapshotEntry[], readModels: read
 
 export const recover = (log: EventLog, readModels: readonly ReplayedReadModel[] = []): Recovered => {
   const began = performance.now()
-  const snapshots = log.loadSnapshots(snapshotFormat)
+  const snapshots = log.loadSnapshots(snapshotFormat, noItems)
   const loaded = performance.now()
   const restored = snapshots && restoreWorld(snapshots, readModels)
   const world: World = restored ?? { instance: emptyInstance(), projects: new Map(), changeRequests: new Map() }
@@ -119,7 +120,7 @@ const isAfter = (record: EventRecord, point: LogPoint): boolean =>
 // The world as it was at a past moment: from the snapshot set when it is not past that moment, else
 // replayed from the first record (only one snapshot set is kept). Also says which event it stops after.
 export const worldAt = (log: EventLog, point: LogPoint): { world: World; lastId: number } => {
-  const snapshots = log.loadSnapshots(snapshotFormat)
+  const snapshots = log.loadSnapshots(snapshotFormat, noItems)
   const restored = snapshots && restoreWorld(snapshots)
   const snapshotRecord = restored ? (log.get(restored.lastId) as EventRecord | undefined) : undefined
   const usable = restored && snapshotRecord && !isAfter(snapshotRecord, point)

@@ -3,7 +3,7 @@ import { RE2JS } from 're2js'
 import type { Constraint } from '../schemas/shared.js'
 import { DomainError, badData } from './errors.js'
 import type { ProjectWorld } from './world.js'
-import { orNoItems } from '../no-items.js'
+import { orNoItems } from './no-items.js'
 
 export const multiValueOperators = ['IN', 'NOT_IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS', 'IN_CIDR'] as const
 export const numberOperators = ['NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE'] as const

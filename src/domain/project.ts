@@ -40,7 +40,7 @@ import {
 import type { WithMeta } from './world.js'
 import { decideCuration, evolveCuration, type CurationCommand } from './project-curation.js'
 import { decideImport } from './feature-import.js'
-import { noItems, orNoItems } from '../no-items.js'
+import { noItems, orNoItems } from './no-items.js'
 
 export type ProjectCommand = WithMeta<
   | ProjectSetupCommand

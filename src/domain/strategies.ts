@@ -8,7 +8,7 @@ import { archivedFeature, featureNotInProject, findActiveFeature } from './featu
 import type { Feature, FeatureEnvironment, ProjectState, Strategy } from './project-state.js'
 import { normaliseVariants } from './variants.js'
 import type { ProjectWorld, WithMeta } from './world.js'
-import { orNoItems } from '../no-items.js'
+import { orNoItems } from './no-items.js'
 
 type ToggleEnvironment = { type: 'featureEnvironment.toggle'; feature: string; environment: string; enabled: boolean; activateDisabledStrategies: boolean; newStrategyId: string }
 type AddStrategy = { type: 'strategy.add'; feature: string; environment: string; input: CreateFeatureStrategy; id: string }

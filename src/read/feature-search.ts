@@ -15,7 +15,7 @@ import { isFavoriteOf } from '../domain/favorites.js'
 import type { Tag } from '../schemas/shared.js'
 import { imageUrlOf } from './people-views.js'
 import { Slices } from '../next-turn.js'
-import { orNoItems } from '../no-items.js'
+import { orNoItems } from '../domain/no-items.js'
 
 // The flags of every project as GET /api/admin/search/features finds them. One row per flag (archived
 // ones too), kept in two orders (creation, name) and indexed by project, type, tag and segment: a

@@ -40,13 +40,14 @@ export const encodeSnapshotSet = (format: number, entries: readonly SnapshotEntr
   return snapshotCodec.pack({ format, entries: encoded, blobs: [...blobs.blobs] })
 }
 
-export const decodeSnapshotSet = (format: number, bytes: Uint8Array): SnapshotEntry[] | undefined => {
+// `emptyList`: one frozen list to answer every empty list of the states with (they are never changed in place).
+export const decodeSnapshotSet = (format: number, bytes: Uint8Array, emptyList?: readonly unknown[]): SnapshotEntry[] | undefined => {
   try {
     const set = snapshotCodec.unpack(bytes) as { format: number; entries: { key: string; bytes: Uint8Array }[]; blobs: [string, Uint8Array][] }
     if (set.format !== format || !Array.isArray(set.entries) || !Array.isArray(set.blobs)) return undefined
     const blobs = new BlobMap()
     for (const [id, blob] of set.blobs) blobs.put(id, blob)
-    const strings = new SharedStrings({ sharedEmptyLists: true })
+    const strings = new SharedStrings({ emptyList })
     return set.entries.map(({ key, bytes: entry }) => ({ key, ...decodeEntry(entry, blobs, strings) }))
   } catch {
     return undefined
@@ -506,14 +507,15 @@ export class EventLog {
   }
 
   // Undefined when the set is missing, of another format or unreadable: the caller replays from the start.
-  loadSnapshots(format: number): SnapshotEntry[] | undefined {
+  // `emptyList`: as for decodeSnapshotSet.
+  loadSnapshots(format: number, emptyList?: readonly unknown[]): SnapshotEntry[] | undefined {
     try {
       const manifestBytes = this.snapshots.get(manifestKey)
       if (!manifestBytes) return undefined
       const manifest = snapshotCodec.unpack(manifestBytes) as { format: number; keys: string[] }
       if (manifest.format !== format) return undefined
       const blobs: BlobSource = { get: (id) => this.blobs.get(id) }
-      const strings = new SharedStrings({ sharedEmptyLists: true })
+      const strings = new SharedStrings({ emptyList })
       const entries: SnapshotEntry[] = []
       for (const key of manifest.keys) {
         const bytes = this.snapshots.get(key)

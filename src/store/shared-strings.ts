@@ -1,5 +1,3 @@
-import { noItems } from '../no-items.js'
-
 // Values made smaller without changing any of them (issue 26, memory per flag): a string that repeats is
 // one string, not one per place it occurs (a strategy's name, an operator, a context field, an
 // environment, who created a flag). Two users:
@@ -12,8 +10,8 @@ import { noItems } from '../no-items.js'
 // - Every parsed request body (api/parse.ts), with one table for the process that starts again after
 //   `keepAtMost` texts, and lists copied to their length (`exactLists`): valibot builds its lists by
 //   push, which leaves room for 17 items where there is one, and a flag keeps them as long as it lives.
-// Empty lists are answered with one shared, frozen list (`sharedEmptyLists`) where the value is kept as
-// state, which is never changed in place.
+// Empty lists can be answered with one shared, frozen list the caller gives (`emptyList`), where the
+// value is kept as state, which is never changed in place.
 
 // Longer strings are mostly unique (descriptions, lists of ids); the table would only hold them.
 const sharedUpTo = 128
@@ -25,8 +23,8 @@ export interface SharingOptions {
   keepAtMost?: number
   // Lists are answered with copies of their own length.
   exactLists?: boolean
-  // Empty lists are answered with the one shared empty list (no-items.ts).
-  sharedEmptyLists?: boolean
+  // Every empty list is answered with this one.
+  emptyList?: readonly unknown[]
 }
 
 export class SharedStrings {
@@ -51,7 +49,7 @@ export class SharedStrings {
     if (typeof value === 'string') return this.string(value)
     if (value === null || typeof value !== 'object') return value
     if (Array.isArray(value)) {
-      if (value.length === 0 && this.options.sharedEmptyLists) return noItems
+      if (value.length === 0 && this.options.emptyList) return this.options.emptyList
       if (this.options.exactLists) {
         const list = value.slice()
         for (let i = 0; i < list.length; i++) list[i] = this.share(list[i])

@@ -5,6 +5,7 @@ import { recover, snapshotEntries, snapshotFormat, type Recovered, type Replayed
 import type { EventDraft, EventRecord } from '../../src/domain/events.js'
 import { decideInstance, evolveInstance, type InstanceCommand } from '../../src/domain/instance.js'
 import { emptyInstance, type InstanceState } from '../../src/domain/instance-state.js'
+import { noItems } from '../../src/domain/no-items.js'
 import { EventLog } from '../../src/store/log.js'
 import { Scenario, environment, featureVariants, valueOf } from '../domain/fixtures/scenario.js'
 
@@ -148,6 +149,35 @@ t.test('recovery from the log alone equals recovery from snapshot + tail', async
   t.equal(fromSnapshot.instance.apiTokens.size, 2)
   await reopened.close()
   await plain.close()
+})
+
+t.test('a state restored from a snapshot holds one frozen empty list for every list it has no items in, and changes as before', async (t) => {
+  const dir = t.testdir()
+  const log = EventLog.open(dir)
+  const live = new Live()
+  firstHalf(live)
+  await live.commit(log)
+  const state = recover(log)
+  await log.saveSnapshots(snapshotFormat, snapshotEntries(state.instance, state.projects, state.changeRequests, log.lastId))
+  await log.close()
+
+  const reopened = EventLog.open(dir)
+  const restored = recover(reopened)
+  t.equal(restored.fromSnapshot, true)
+  const banner = restored.projects.get('default')!.features.get('banner')!
+  t.equal(banner.dependencies, noItems, "a flag's dependencies")
+  t.equal(banner.tags, noItems, "a flag's tags")
+  t.equal(banner.environments.get('development')!.strategies, noItems, "an environment's strategies")
+  t.equal(restored.projects.get('web')!.features.get('checkout')!.environments.get('development')!.strategies[0].segments, noItems, "a strategy's segments")
+  t.ok(Object.isFrozen(noItems) && noItems.length === 0, 'the list is frozen and empty')
+  await reopened.close()
+
+  // The events after the snapshot change the restored state as they change the live one.
+  const again = EventLog.open(dir)
+  secondHalf(live)
+  await live.commit(again)
+  t.same(actual(recover(again)), live.expected())
+  await again.close()
 })
 
 t.test('a snapshot that cannot be trusted is ignored and the log replayed', async (t) => {

@@ -92,3 +92,19 @@ t.test('with exactLists every list is answered with an equal copy, nested ones t
   const list = ['a']
   t.equal(new SharedStrings().share(list), list)
 })
+
+t.test('with emptyList every empty list, nested ones too, is answered with that list; lists with items keep theirs', async (t) => {
+  const none = Object.freeze([]) as unknown as never[]
+  const value = decoded()
+  const strategies = value.environments.get('development')!.strategies
+  const shared = new SharedStrings({ emptyList: none }).share(value) as ReturnType<typeof decoded>
+  for (const environment of shared.environments.values()) {
+    t.equal(environment.variants, none, 'an environment without variants')
+    t.equal(environment.strategies[0].constraints, none, 'a strategy without constraints')
+    t.equal(environment.strategies[0].segments, none, 'a strategy without segments')
+  }
+  t.equal(shared.environments.get('development')!.strategies, strategies, 'a list with items is the same list')
+  t.same(shared, decoded(), 'the value is equal to what it was')
+  const own: unknown[] = []
+  t.equal(new SharedStrings().share(own), own, 'without the option an empty list is left as it is')
+})
