@@ -4,9 +4,10 @@ import type { CommandMeta } from './events.js'
 import type { TagWorld } from './feature-tags.js'
 import type { ProjectCommand } from './project.js'
 import { findFeature } from './features.js'
-import type { Feature, FeatureEnvironment, ProjectState, Strategy } from './project-state.js'
+import type { Feature, ProjectState, Strategy } from './project-state.js'
 import type { DistributiveOmit } from './type-utils.js'
 import type { ProjectWorld } from './world.js'
+import { emptyFeatureEnvironment } from './no-items.js'
 
 export interface RevertRequest {
   // The flag as it was at the chosen event, and that event's id.
@@ -38,8 +39,6 @@ export const decideRevert = (state: ProjectState, request: RevertRequest, meta: 
   return ok(revertCommands({ ...request, current: found.value, environments: [...state.environments.keys()], meta, world }))
 }
 
-const noEnvironment: FeatureEnvironment = { enabled: false, strategies: [], variants: [] }
-
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 const strategyInput = (strategy: Strategy) => ({
@@ -68,7 +67,7 @@ const revertCommands = (target: RevertTarget): ProjectCommand[] => {
   }
 
   for (const environment of target.environments) {
-    const then = past.environments.get(environment) ?? noEnvironment
+    const then = past.environments.get(environment) ?? emptyFeatureEnvironment
     const now = current.environments.get(environment)
     if (!now) continue
     if (now.enabled && !then.enabled) push({ type: 'featureEnvironment.toggle', feature, environment, enabled: false, activateDisabledStrategies: false, newStrategyId: '' })

@@ -40,7 +40,7 @@ import {
 import type { WithMeta } from './world.js'
 import { decideCuration, evolveCuration, type CurationCommand } from './project-curation.js'
 import { decideImport } from './feature-import.js'
-import { noItems, orNoItems } from './no-items.js'
+import { emptyFeatureEnvironment, noItems, orNoItems } from './no-items.js'
 
 export type ProjectCommand = WithMeta<
   | ProjectSetupCommand
@@ -164,9 +164,6 @@ const decideBatch = (state: ProjectState, commands: ProjectCommand[]): Result<{ 
   }
   return ok({ events, state: current })
 }
-
-// Off, with nothing in it: one object for every flag and environment like that (state is never changed in place).
-const emptyFeatureEnvironment: FeatureEnvironment = { enabled: false, strategies: noItems, variants: noItems }
 
 const updateFeature = (state: ProjectState, name: string | null | undefined, update: (feature: Feature) => Feature): ProjectState => ({
   ...state,

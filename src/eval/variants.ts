@@ -100,14 +100,12 @@ export const compileVariants = (
   stickiness: string | undefined,
   random: () => number,
 ): CompiledVariants => {
-  // The list as given (a flag's state is never changed in place), not a copy of it.
-  const definitions = variants
   // Summed exactly as the SDK does, NaN included: a NaN total selects the first variant.
-  const total = definitions.reduce((acc, v) => acc + v.weight, 0)
+  const total = variants.reduce((acc, v) => acc + v.weight, 0)
   // A zero weight is never chosen.
   const cumulative: number[] = []
   let counter = 0
-  definitions.forEach((v, i) => {
+  variants.forEach((v, i) => {
     if (v.weight === 0) return
     counter += v.weight
     cumulative.push(counter, i)
@@ -115,10 +113,11 @@ export const compileVariants = (
   // Copied to its length: a list grown by push keeps room for 17 numbers (issue 26: 190 bytes where 64 do).
   const thresholds = cumulative.slice()
   const { state, before, head, headLength } = hashPrefix(`${groupId}:`, VARIANT_SEED)
-  const overrides = overridesOf(definitions)
+  const overrides = overridesOf(variants)
   const seed = stickiness === undefined || stickiness === 'default' ? undefined : seedOf(stickiness, random)
+  // The list as given (a flag's state is never changed in place), not a copy of it.
   return new Variants(
-    definitions,
+    variants,
     total <= 0,
     total,
     thresholds,
