@@ -13,7 +13,8 @@ import './snapshot-codec.js'
 // Bump whenever the shape of a state changes: older snapshots are then ignored and the log replayed.
 // 13: a PersistentMap's chunks are blobs of their own (snapshot-codec.ts); a format-12 set is not read
 // (decoding its nested chunks took minutes at 50,000 flags): the log is replayed once instead.
-export const snapshotFormat = 13
+// 14: a flag's environments are a SmallMap (extension 0x52), not a Map.
+export const snapshotFormat = 14
 
 // A read model whose state is a pure function of the log, snapshotted beside the actors' states so
 // that it comes out the same whether a process replayed the whole log or started from a snapshot.

@@ -1,5 +1,5 @@
 import { Packr, addExtension } from 'msgpackr'
-import { PersistentMap } from '../domain/immutable.js'
+import { PersistentMap, SmallMap } from '../domain/immutable.js'
 import { blobBytesPerTransaction, type EventLog, type SnapshotEntry, type SnapshotSet } from '../store/log.js'
 import { afterDecode, blobBytes, blobId, blobSink, sharedDecoded } from '../store/snapshot-blobs.js'
 import { nextTurn, Slices } from '../next-turn.js'
@@ -78,6 +78,10 @@ class DeferredMap {
 // Replaces every DeferredMap in a freshly decoded value (plain objects, arrays and Maps, all its own).
 const settle = (value: unknown): unknown => {
   if (value instanceof DeferredMap) return restoredMap(value.names)
+  if (value instanceof SmallMap) {
+    const items = value.items.map(settle)
+    return items.every((item, i) => item === value.items[i]) ? value : SmallMap.fromItems(items)
+  }
   if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value) || value instanceof PersistentMap || value instanceof Set) return value
   if (value instanceof Map) {
     for (const [key, item] of value) {
@@ -110,6 +114,15 @@ addExtension({
   read: readMap,
 })
 
+// A SmallMap as its list of keys and values. The strings and empty lists in it are shared as a restore
+// shares the rest (SharedStrings leaves class instances alone).
+addExtension({
+  Class: SmallMap,
+  type: 0x52,
+  write: (map: SmallMap<unknown, unknown>) => map.items,
+  read: (items: unknown[]) => SmallMap.fromItems(sharedDecoded(items)),
+})
+
 // The PersistentMaps of a state, found without walking into them (or into long lists).
 const persistentMapsIn = (value: unknown, found: PersistentMap<unknown, unknown>[], depth = 0): void => {
   if (depth > 5 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return
@@ -117,7 +130,7 @@ const persistentMapsIn = (value: unknown, found: PersistentMap<unknown, unknown>
     found.push(value)
     return
   }
-  if (value instanceof Map) {
+  if (value instanceof Map || value instanceof SmallMap) {
     for (const item of value.values()) persistentMapsIn(item, found, depth + 1)
     return
   }

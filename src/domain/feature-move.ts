@@ -3,7 +3,7 @@ import { DomainError, fail, forbidden, ok, type Result } from './errors.js'
 import type { MovedFeature } from './event-data.js'
 import { draft, type EventDraft } from './events.js'
 import { findActiveFeature } from './features.js'
-import { withEntry, withoutEntry } from './immutable.js'
+import { SmallMap, withEntry, withoutEntry } from './immutable.js'
 import type { Feature, ProjectState } from './project-state.js'
 import type { WithMeta } from './world.js'
 
@@ -65,7 +65,7 @@ export const evolveFeatureMove = (state: ProjectState, event: EventDraft): Proje
   if (event.type === 'internal:feature-moved-out') return { ...state, features: withoutEntry(state.features, name) }
   if (event.type === 'feature-project-change') {
     const moved = event.hidden.feature
-    const feature: Feature = { ...moved, project: state.settings.id, environments: new Map(moved.environments) }
+    const feature: Feature = { ...moved, project: state.settings.id, environments: SmallMap.from(moved.environments) }
     return { ...state, features: withEntry(state.features, name, feature) }
   }
   return state

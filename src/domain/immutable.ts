@@ -339,6 +339,102 @@ export class PersistentMap<K, V> extends Map<K, V> implements ReadonlyMap<K, V> 
 
 }
 
+// A map of a handful of entries that every flag has (its environments), kept as one list: key, value, key,
+// value. A Map's hash table is 150 to 270 bytes however few its entries (issue 26: 14 MiB of tables at 50,000
+// flags); the list is about 80. A look-up compares the few keys in order. Immutable like PersistentMap
+// (`with`, `without` give new maps), but not a Map: a Map's constructor makes the table this saves, so code
+// that needs a Map copies it (`new Map(map)`). Deep equality takes it by its entries (it is iterable).
+export class SmallMap<K, V> implements ReadonlyMap<K, V> {
+  readonly #items: readonly unknown[]
+
+  private constructor(items: readonly unknown[]) {
+    this.#items = items
+  }
+
+  // Later entries replace earlier ones with the same key, in its first place (as a Map built from them).
+  static from<K, V>(entries: Iterable<readonly [K, V]>): SmallMap<K, V> {
+    const items: unknown[] = []
+    for (const [key, value] of entries) {
+      const at = indexOfKey(items, key)
+      if (at < 0) items.push(key, value)
+      else items[at + 1] = value
+    }
+    return new SmallMap(items)
+  }
+
+  // The list as the snapshot codec stores it (key, value, ...); `fromItems` takes it back.
+  get items(): readonly unknown[] {
+    return this.#items
+  }
+
+  static fromItems<K, V>(items: readonly unknown[]): SmallMap<K, V> {
+    if (items.length % 2 !== 0) throw new TypeError('a SmallMap holds key, value pairs')
+    return new SmallMap(items)
+  }
+
+  get size(): number {
+    return this.#items.length >> 1
+  }
+
+  get(key: K): V | undefined {
+    const at = indexOfKey(this.#items, key)
+    return at < 0 ? undefined : (this.#items[at + 1] as V)
+  }
+
+  has(key: K): boolean {
+    return indexOfKey(this.#items, key) >= 0
+  }
+
+  with(key: K, value: V): SmallMap<K, V> {
+    const at = indexOfKey(this.#items, key)
+    const items = this.#items.slice()
+    if (at < 0) items.push(key, value)
+    else items[at + 1] = value
+    return new SmallMap(items)
+  }
+
+  without(key: K): SmallMap<K, V> {
+    const at = indexOfKey(this.#items, key)
+    if (at < 0) return this
+    return new SmallMap([...this.#items.slice(0, at), ...this.#items.slice(at + 2)])
+  }
+
+  entries(): MapIterator<[K, V]> {
+    const entries: [K, V][] = []
+    for (let i = 0; i < this.#items.length; i += 2) entries.push([this.#items[i] as K, this.#items[i + 1] as V])
+    return entries[Symbol.iterator]()
+  }
+
+  keys(): MapIterator<K> {
+    return this.#items.filter((_, i) => i % 2 === 0)[Symbol.iterator]() as MapIterator<K>
+  }
+
+  values(): MapIterator<V> {
+    return this.#items.filter((_, i) => i % 2 === 1)[Symbol.iterator]() as MapIterator<V>
+  }
+
+  [Symbol.iterator](): MapIterator<[K, V]> {
+    return this.entries()
+  }
+
+  forEach(callback: (value: V, key: K, map: ReadonlyMap<K, V>) => void, thisArg?: unknown): void {
+    for (let i = 0; i < this.#items.length; i += 2) callback.call(thisArg, this.#items[i + 1] as V, this.#items[i] as K, this)
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'SmallMap'
+  }
+}
+
+// A Map's key equality (SameValueZero: NaN is NaN); at an even index of the list, or -1.
+const indexOfKey = (items: readonly unknown[], key: unknown): number => {
+  for (let i = 0; i < items.length; i += 2) {
+    const k = items[i]
+    if (k === key || (k !== k && key !== key)) return i
+  }
+  return -1
+}
+
 // Below this many entries a plain copy is cheaper than the buckets and chunks (a flag's environments, a
 // strategy's parameters): only maps that grow past it become persistent.
 const persistentFrom = 128
@@ -376,12 +472,12 @@ class SlotIterator<K, V, T> implements MapIterator<T> {
 }
 
 export const withEntry = <K, V>(map: ReadonlyMap<K, V>, key: K, value: V): ReadonlyMap<K, V> => {
-  if (map instanceof PersistentMap) return map.with(key, value)
+  if (map instanceof PersistentMap || map instanceof SmallMap) return map.with(key, value)
   return map.size < persistentFrom ? new Map(map).set(key, value) : PersistentMap.from(map).with(key, value)
 }
 
 export const withoutEntry = <K, V>(map: ReadonlyMap<K, V>, key: K): ReadonlyMap<K, V> => {
-  if (map instanceof PersistentMap) return map.without(key)
+  if (map instanceof PersistentMap || map instanceof SmallMap) return map.without(key)
   const next = new Map(map)
   next.delete(key)
   return next

@@ -16,7 +16,7 @@ import {
   decideUpdateFeature,
   type FeatureCommand,
 } from './features.js'
-import { updateEntry, withEntry, withoutEntry } from './immutable.js'
+import { SmallMap, updateEntry, withEntry, withoutEntry } from './immutable.js'
 import { carryFlagFacts } from './flag-facts.js'
 import type { Dependency, Feature, FeatureEnvironment, ProjectEnvironment, ProjectState, Strategy } from './project-state.js'
 import {
@@ -254,7 +254,7 @@ const evolveProjectState = (state: ProjectState | undefined, event: EventDraft):
         archived: false,
         archivedAt: null,
         createdAt: data.createdAt ?? event.createdAt,
-        environments: new Map([...state.environments.keys()].map((env) => [env, emptyFeatureEnvironment])),
+        environments: SmallMap.from([...state.environments.keys()].map((env) => [env, emptyFeatureEnvironment])),
         dependencies: noItems,
         tags: orNoItems(event.tags ?? noItems),
         lifecycle: [{ stage: 'initial', enteredStageAt: event.createdAt }],
@@ -283,8 +283,7 @@ const evolveProjectState = (state: ProjectState | undefined, event: EventDraft):
       }))
     case 'feature-revived':
       return updateFeature(state, event.featureName, (f) => {
-        const environments = new Map<string, FeatureEnvironment>()
-        for (const [name, env] of f.environments) environments.set(name, { ...env, enabled: false })
+        const environments = SmallMap.from([...f.environments].map(([name, env]): [string, FeatureEnvironment] => [name, { ...env, enabled: false }]))
         return { ...f, archived: false, archivedAt: null, environments, lifecycle: [{ stage: 'initial', enteredStageAt: event.createdAt }] }
       })
     case 'feature-deleted':
@@ -314,8 +313,7 @@ const evolveProjectState = (state: ProjectState | undefined, event: EventDraft):
       return updateFeatureEnvironment(state, event, (env) => ({ ...env, variants: event.data.variants }))
     case 'feature-variants-updated':
       return updateFeature(state, event.featureName, (f) => {
-        const environments = new Map<string, FeatureEnvironment>()
-        for (const [name, env] of f.environments) environments.set(name, { ...env, variants: event.data.variants })
+        const environments = SmallMap.from([...f.environments].map(([name, env]): [string, FeatureEnvironment] => [name, { ...env, variants: event.data.variants }]))
         return { ...f, environments }
       })
     case 'feature-dependency-added':

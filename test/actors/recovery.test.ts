@@ -6,6 +6,7 @@ import type { EventDraft, EventRecord } from '../../src/domain/events.js'
 import { decideInstance, evolveInstance, type InstanceCommand } from '../../src/domain/instance.js'
 import { emptyInstance, type InstanceState } from '../../src/domain/instance-state.js'
 import { noItems } from '../../src/domain/no-items.js'
+import { SmallMap } from '../../src/domain/immutable.js'
 import { EventLog } from '../../src/store/log.js'
 import { Scenario, environment, featureVariants, valueOf } from '../domain/fixtures/scenario.js'
 
@@ -167,7 +168,8 @@ t.test('a state restored from a snapshot holds one frozen empty list for every l
   const banner = restored.projects.get('default')!.features.get('banner')!
   t.equal(banner.dependencies, noItems, "a flag's dependencies")
   t.equal(banner.tags, noItems, "a flag's tags")
-  t.equal(banner.environments.get('development')!.strategies, noItems, "an environment's strategies")
+  t.ok(banner.environments instanceof SmallMap, "a flag's environments are a SmallMap")
+  t.equal(banner.environments.get('development')!.strategies, noItems, "an environment's strategies (inside the SmallMap)")
   t.equal(restored.projects.get('web')!.features.get('checkout')!.environments.get('development')!.strategies[0].segments, noItems, "a strategy's segments")
   t.ok(Object.isFrozen(noItems) && noItems.length === 0, 'the list is frozen and empty')
   await reopened.close()

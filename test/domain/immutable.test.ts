@@ -1,5 +1,5 @@
 import t from 'tap'
-import { PersistentMap, keyHashForTests, updateEntry, withEntry, withoutEntry } from '../../src/domain/immutable.js'
+import { PersistentMap, SmallMap, keyHashForTests, updateEntry, withEntry, withoutEntry } from '../../src/domain/immutable.js'
 
 const names = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `flag-${from + i}`)
 
@@ -151,4 +151,61 @@ t.test('a map past 2,048 and 65,536 entries (the chunk trie grows a level) keeps
   t.equal(i, 70_000)
   const rebuilt = PersistentMap.from(map)
   t.same([...rebuilt.keys()].slice(-3), ['flag-69997', 'flag-69998', 'flag-69999'])
+})
+
+t.test('a SmallMap agrees with a Map through random changes of a few keys, and its older versions stay as they were', async (t) => {
+  let seed = 14
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32)
+  let map: ReadonlyMap<string | number, number> = SmallMap.from([])
+  const plain = new Map<string | number, number>()
+  const versions: [ReadonlyMap<string | number, number>, [string | number, number][]][] = []
+  for (let step = 0; step < 400; step++) {
+    const key = random() < 0.3 ? Math.floor(random() * 4) : `env-${Math.floor(random() * 6)}`
+    if (random() < 0.6) {
+      map = withEntry(map, key, step)
+      plain.set(key, step)
+    } else {
+      map = withoutEntry(map, key)
+      plain.delete(key)
+    }
+    t.ok(map instanceof SmallMap, `step ${step} keeps a SmallMap`)
+    if (step % 50 === 0) versions.push([map, [...plain]])
+  }
+  t.same([...map.entries()], [...plain.entries()])
+  t.same([...map.keys()], [...plain.keys()])
+  t.same([...map.values()], [...plain.values()])
+  t.equal(map.size, plain.size)
+  for (const key of [...plain.keys(), 'env-missing', 0, '0', 3, '3']) {
+    t.equal(map.get(key), plain.get(key), `get ${typeof key} ${key}`)
+    t.equal(map.has(key), plain.has(key), `has ${typeof key} ${key}`)
+  }
+  const seen: [string | number, number][] = []
+  map.forEach((value, key, whole) => {
+    t.equal(whole, map)
+    seen.push([key, value])
+  })
+  t.same(seen, [...plain])
+  for (const [version, entries] of versions) t.same([...version], entries)
+})
+
+t.test('SmallMap.from keeps a repeated key in its first place with its last value, as a Map built from the same entries', async (t) => {
+  const entries: [string, number][] = [['production', 1], ['development', 2], ['production', 3]]
+  t.same([...SmallMap.from(entries)], [...new Map(entries)])
+  t.same([...SmallMap.from(entries)], [['production', 3], ['development', 2]])
+})
+
+t.test('a SmallMap finds NaN as a Map does, and without() of a missing key is the same map', async (t) => {
+  const map = SmallMap.from<number, string>([[NaN, 'not a number'], [0, 'zero']])
+  t.equal(map.get(NaN), 'not a number')
+  t.equal(map.get(-0), 'zero')
+  t.equal(map.without(7), map)
+  t.same([...map.without(NaN)], [[0, 'zero']])
+})
+
+t.test('a SmallMap is its items, key then value, and fromItems refuses a list of odd length', async (t) => {
+  const map = SmallMap.from([['development', { enabled: true }], ['production', { enabled: false }]])
+  t.same(map.items, ['development', { enabled: true }, 'production', { enabled: false }])
+  t.same([...SmallMap.fromItems(map.items)], [...map])
+  t.throws(() => SmallMap.fromItems(['development']), TypeError)
+  t.equal(Object.prototype.toString.call(map), '[object SmallMap]')
 })
