@@ -86,6 +86,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     if (process.platform === 'linux' && process.env.MALLOC_MMAP_THRESHOLD_ === undefined) {
       const serverEnv = readFileSync(`/proc/${serverPid}/environ`, 'utf8').split('\0')
       t.ok(serverEnv.includes('MALLOC_MMAP_THRESHOLD_=131072'), "with glibc's fixed mmap threshold (README, Running it)")
+      t.ok(serverEnv.some((entry) => entry.startsWith('NODE_OPTIONS=--max-semi-space-size=8')), "with V8's young generation of 16 MiB (README, Running it)")
     }
     npm.kill(signal)
     await exited
