@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import t from 'tap'
-import { compileConstraint, sharedConstraintTests } from '../../src/eval/operators.js'
+import { compileConstraint, constraintHash, sharedConstraintTests } from '../../src/eval/operators.js'
 import type { EvalConstraint } from '../../src/eval/types.js'
 
 // One test per distinct constraint (operators.ts, compileConstraint): equal constraints share it, any
@@ -41,12 +41,32 @@ t.test('a value that is absent is not the text "0", nor a missing values list an
   t.equal(zero({ properties: { age: '0' } }), true)
 })
 
-t.test('constraints that are not plain texts, and long ones, are compiled each time', async (t) => {
+t.test('constraints that are not plain texts are compiled each time; long lists are shared', async (t) => {
   const numbers = { contextName: 'age', operator: 'IN', values: [1, 2] as unknown as string[] }
   t.not(compileConstraint(numbers), compileConstraint(numbers), 'values that are not texts')
-  const long = { contextName: 'userId', operator: 'IN', values: Array.from({ length: 100 }, (_, i) => `user-${i}`) }
-  t.not(compileConstraint(long), compileConstraint(long), 'a list whose key would be over 400 characters')
-  t.equal(compileConstraint(long)({ userId: 'user-42' }), true)
+  const long = () => ({ contextName: 'userId', operator: 'IN', values: Array.from({ length: 100 }, (_, i) => `user-${i}`) })
+  t.equal(compileConstraint(long()), compileConstraint(long()), 'a list of 100 values')
+  t.equal(compileConstraint(long())({ userId: 'user-42' }), true)
+})
+
+t.test('values that run into each other are different lists', async (t) => {
+  t.not(compileConstraint({ contextName: 'app', operator: 'IN', values: ['ab', 'c'] }), compileConstraint({ contextName: 'app', operator: 'IN', values: ['a', 'bc'] }))
+  t.not(compileConstraint({ contextName: 'app', operator: 'STR_CONTAINS', value: 'x', values: [] }), compileConstraint({ contextName: 'app', operator: 'STR_CONTAINS', values: ['x'] }))
+})
+
+t.test('a constraint whose hash another one holds gets a test of its own, with its own answers', async (t) => {
+  // Found by trying tenant-0, tenant-1, ... until two hashes met.
+  const first = { contextName: 'tenant', operator: 'IN', values: ['tenant-250907'] }
+  const second = { contextName: 'tenant', operator: 'IN', values: ['tenant-1013968'] }
+  t.equal(constraintHash(first), constraintHash(second), 'the two hashes are equal')
+  const firstTest = compileConstraint(first)
+  const secondTest = compileConstraint(second)
+  t.not(secondTest, firstTest)
+  t.equal(firstTest({ properties: { tenant: 'tenant-250907' } }), true)
+  t.equal(firstTest({ properties: { tenant: 'tenant-1013968' } }), false)
+  t.equal(secondTest({ properties: { tenant: 'tenant-1013968' } }), true)
+  t.equal(secondTest({ properties: { tenant: 'tenant-250907' } }), false)
+  t.equal(compileConstraint({ ...first, values: ['tenant-250907'] }), firstTest, 'the first still shares its test')
 })
 
 t.test('a test no compiled flag holds is forgotten', async (t) => {
