@@ -13,13 +13,14 @@ const hashOf = (text: string, start: number, end: number): number => {
 }
 
 // One typed array: first, for each of the 2^bits buckets of the hashes' top bits, the number of the bucket's
-// first entry (and the entry count after the last bucket); then each entry's start and end in the text,
-// bucket by bucket (in a bucket, in the text's order). A bucket holds about one entry, so that a look-up
-// compares the text at one place or two, reading a line of the table (issue 26: most of an evaluation is
-// cache misses). The entries' hashes are not kept: the text tells them apart, and a list of 100 ids was
-// 1.3 KB of table a strategy with them, where it is 0.5 KB without (16-bit numbers where the text is
-// shorter than 65,535 characters). The entries are placed by a count of each bucket's, not sorted: making these tables
-// was 43 % of compiling every flag at 50,000 flags, most of it the sort.
+// first entry (and the entry count after the last bucket); then each entry's start in the text, bucket by
+// bucket (in a bucket, in the text's order). A bucket holds about one entry, so that a look-up compares the
+// text at one place or two, reading a line of the table (issue 26: most of an evaluation is cache misses).
+// Neither the entries' hashes nor their ends are kept: the text tells them apart, and where an entry ends is
+// found again (the next separator) only when an id matches the text at its start. For 100 ids that is 330
+// bytes of table (16-bit numbers where the text is shorter than 65,535 characters), where hashes and ends
+// made it 1.3 KB and ends alone 530 bytes. The entries are placed by a count of each bucket's, not sorted:
+// making these tables was 43 % of compiling every flag at 50,000 flags, most of it the sort.
 const tableOf = (text: string): { table: Uint16Array | Uint32Array; bits: number } => {
   const bounds: number[] = []
   let start = 0
@@ -32,7 +33,7 @@ const tableOf = (text: string): { table: Uint16Array | Uint32Array; bits: number
   const count = bounds.length / 2
   const bits = count < 2 ? 0 : Math.min(20, Math.floor(Math.log2(count)))
   const buckets = 2 ** bits
-  const size = buckets + 1 + 2 * count
+  const size = buckets + 1 + count
   // A text of n characters has at most n + 1 entries: below 2^16 - 1 characters every number fits 16 bits.
   const table = text.length < 2 ** 16 - 1 ? pooledUint16Array(size) : new Uint32Array(size)
   const bucketOfEntry = new Uint32Array(count)
@@ -45,9 +46,7 @@ const tableOf = (text: string): { table: Uint16Array | Uint32Array; bits: number
   for (let b = 0; b < buckets; b++) table[b + 1] += table[b]
   const next = table.slice(0, buckets)
   for (let e = 0; e < count; e++) {
-    const at = buckets + 1 + 2 * next[bucketOfEntry[e]]++
-    table[at] = bounds[2 * e]
-    table[at + 1] = bounds[2 * e + 1]
+    table[buckets + 1 + next[bucketOfEntry[e]]++] = bounds[2 * e]
   }
   return { table, bits }
 }
@@ -58,6 +57,12 @@ const tableOf = (text: string): { table: Uint16Array | Uint32Array; bits: number
 const pooledUint16Array = (length: number): Uint16Array => {
   const bytes = Buffer.allocUnsafe(2 * length).fill(0)
   return new Uint16Array(bytes.buffer, bytes.byteOffset, length)
+}
+
+// Where the entry that starts at `from` ends: at the next separator, or the end of the text.
+const entryEnd = (text: string, from: number): number => {
+  separator.lastIndex = from
+  return separator.exec(text)?.index ?? text.length
 }
 
 const bucketOf = (hash: number, bits: number): number => (bits === 0 ? 0 : hash >>> (32 - bits))
@@ -72,10 +77,10 @@ export const idList = <T>(text: string, idOf: (subject: T) => unknown): ((subjec
     const id = idOf(subject)
     if (typeof id !== 'string') return false
     const b = bucketOf(hashOf(id, 0, id.length), bits)
-    const end = entries + 2 * table[b + 1]
-    for (let at = entries + 2 * table[b]; at < end; at += 2) {
+    const end = entries + table[b + 1]
+    for (let at = entries + table[b]; at < end; at++) {
       const from = table[at]
-      if (table[at + 1] - from === id.length && text.startsWith(id, from)) return true
+      if (text.startsWith(id, from) && entryEnd(text, from) === from + id.length) return true
     }
     return false
   }

@@ -9,8 +9,8 @@ t.test('an empty text lists nothing', async (t) => {
 })
 
 t.test('membership is the split list’s, separators with spaces and empty entries included', async (t) => {
-  const texts = ['u1', 'u1,u2', 'u1 , u2,u3 ,u4', ' u1,u2 ', 'u1,,u2', ',', 'a,ab,abc,b', 'user-1,user-10,user-100']
-  const ids: unknown[] = ['u1', 'u2', 'u3', 'u4', ' u1', 'u2 ', '', 'a', 'ab', 'abc', 'b', 'bc', 'user-1', 'user-10', 'user-1000', 'u1,u2', 1, undefined, null]
+  const texts = ['u1', 'u1,u2', 'u1 , u2,u3 ,u4', ' u1,u2 ', 'u1,,u2', ',', 'a,ab,abc,b', 'user-1,user-10,user-100', 'a b ,c', 'a\u00a0,b', 'x, ,y']
+  const ids: unknown[] = ['u1', 'u2', 'u3', 'u4', ' u1', 'u2 ', '', 'a', 'ab', 'abc', 'b', 'bc', 'user-1', 'user-10', 'user-1000', 'u1,u2', 'u1 ,u2', 'u1 ', 'a b', 'a b ', 'a', 'a\u00a0', 'c', ' ', 'x', 'y', 1, undefined, null]
   for (const text of texts) {
     const has = idList(text, (id: unknown) => id)!
     for (const id of ids) t.equal(has(id), sdkHas(text, id), `${JSON.stringify(text)} has ${JSON.stringify(id)}`)
