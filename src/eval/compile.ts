@@ -69,7 +69,6 @@ export interface CompiledFeature {
   toggleHead: string
   live: boolean
   hasDependencies: boolean
-  source: EvalFeature
   name: string
   projectId: string
   isEnabledInEnvironment: boolean
@@ -218,6 +217,19 @@ const compileStrategy = (
   }
 }
 
+// What a flag was compiled from, given back from its compiled form (which keeps the lists it was given): for
+// compiling it again when a segment changes. The object it came from is not kept with it (issue 26: 3.8 MiB
+// at 50,000 flags).
+export const sourceOf = (feature: CompiledFeature): EvalFeature => ({
+  name: feature.name,
+  project: feature.projectId,
+  enabled: feature.isEnabledInEnvironment,
+  strategies: feature.hasStrategyList ? feature.strategies.map((strategy) => strategy.source) : undefined,
+  variants: feature.variants?.definitions ?? [],
+  dependencies: feature.dependencies,
+  impressionData: feature.off.impressionData,
+})
+
 export const compileFeature = (
   source: EvalFeature,
   segmentsById: ReadonlyMap<number, CompiledSegment>,
@@ -262,7 +274,6 @@ export const compileFeature = (
     toggleHead: flat(`{"name":${JSON.stringify(source.name)},"enabled":true`),
     live,
     hasDependencies: dependencies.length > 0,
-    source,
     name: source.name,
     projectId,
     isEnabledInEnvironment: !!source.enabled,

@@ -1,5 +1,5 @@
 import os from 'node:os'
-import { compileFeature, compileSegment, EvaluationMode, toggleTail, type CompiledFeature, type CompiledSegment } from './compile.js'
+import { compileFeature, compileSegment, EvaluationMode, sourceOf, toggleTail, type CompiledFeature, type CompiledSegment } from './compile.js'
 import { Utf8Builder } from './utf8-builder.js'
 import { bucketOf } from './hash.js'
 import { explainFeature } from './explain.js'
@@ -223,7 +223,7 @@ export class Evaluator {
     for (const name of stale) {
       const feature = this.#features.get(name)
       if (feature === undefined) continue
-      const recompiled = compileFeature(feature.source, next, this.#env)
+      const recompiled = compileFeature(sourceOf(feature), next, this.#env)
       this.#store(recompiled)
       this.#placeSorted(recompiled, true)
     }

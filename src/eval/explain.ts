@@ -147,7 +147,7 @@ export const explainFeature = (
     const i = feature.variants.select(ctx)
     if (i >= 0) outcome = feature.variantResults[i]
   }
-  const variants = winningVariants === undefined ? feature.source.variants : winningVariants.source.variants
+  const variants = winningVariants === undefined ? feature.variants?.definitions : winningVariants.source.variants
   out.write(
     `{"name":${JSON.stringify(feature.name)},"projectId":${JSON.stringify(feature.projectId)},` +
       `"strategies":{"result":${strategiesResult === 'unknown' ? '"unknown"' : strategiesResult},"data":[${data}]},` +

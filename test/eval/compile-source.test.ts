@@ -1,0 +1,28 @@
+import t from 'tap'
+import { compileFeature, sourceOf } from '../../src/eval/compile.js'
+import type { EvalFeature } from '../../src/eval/types.js'
+
+// A compiled flag does not keep the object it was compiled from; sourceOf gives it back from the compiled
+// form (for compiling again when a segment changes), with the lists it was given.
+const env = { hostname: 'test-host', random: () => 0.5 }
+const strategies: EvalFeature['strategies'] = [
+  { name: 'default', disabled: true, constraints: [], parameters: {} },
+  { name: 'flexibleRollout', constraints: [{ contextName: 'country', operator: 'IN', values: ['no'] }], parameters: { rollout: '50', stickiness: 'default', groupId: 'g' }, segments: [] },
+]
+const variants: EvalFeature['variants'] = [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default' }]
+
+t.test('a flag with strategies, variants, dependencies and impression data comes back as it was given', async (t) => {
+  const source: EvalFeature = { name: 'checkout', project: 'web', enabled: true, strategies, variants, dependencies: [{ feature: 'parent', enabled: true }], impressionData: true }
+  const back = sourceOf(compileFeature(source, new Map(), env))
+  t.same(back, source)
+  t.equal(back.variants, variants, 'the same variants list')
+  t.equal(back.strategies![1], strategies[1], 'the same strategy objects')
+})
+
+t.test('what compiling reads the same way comes back in one form', async (t) => {
+  const back = sourceOf(compileFeature({ name: 'bare', enabled: false, strategies: null, variants: null }, new Map(), env))
+  t.same(back, { name: 'bare', project: 'default', enabled: false, strategies: undefined, variants: [], dependencies: [], impressionData: false })
+  const again = compileFeature(back, new Map(), env)
+  t.equal(again.mode, compileFeature({ name: 'bare', enabled: false }, new Map(), env).mode)
+  t.equal(again.hasStrategyList, false)
+})
