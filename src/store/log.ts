@@ -40,14 +40,15 @@ export const encodeSnapshotSet = (format: number, entries: readonly SnapshotEntr
   return snapshotCodec.pack({ format, entries: encoded, blobs: [...blobs.blobs] })
 }
 
-// `emptyList`: one frozen list to answer every empty list of the states with (they are never changed in place).
+// `emptyList`: one frozen list to answer every empty list of the states with; given, equal small values of
+// the states are one value too (states are never changed in place).
 export const decodeSnapshotSet = (format: number, bytes: Uint8Array, emptyList?: readonly unknown[]): SnapshotEntry[] | undefined => {
   try {
     const set = snapshotCodec.unpack(bytes) as { format: number; entries: { key: string; bytes: Uint8Array }[]; blobs: [string, Uint8Array][] }
     if (set.format !== format || !Array.isArray(set.entries) || !Array.isArray(set.blobs)) return undefined
     const blobs = new BlobMap()
     for (const [id, blob] of set.blobs) blobs.put(id, blob)
-    const strings = new SharedStrings({ emptyList })
+    const strings = new SharedStrings({ emptyList, sharedValues: emptyList !== undefined })
     return set.entries.map(({ key, bytes: entry }) => ({ key, ...decodeEntry(entry, blobs, strings) }))
   } catch {
     return undefined
@@ -515,7 +516,7 @@ export class EventLog {
       const manifest = snapshotCodec.unpack(manifestBytes) as { format: number; keys: string[] }
       if (manifest.format !== format) return undefined
       const blobs: BlobSource = { get: (id) => this.blobs.get(id) }
-      const strings = new SharedStrings({ emptyList })
+      const strings = new SharedStrings({ emptyList, sharedValues: emptyList !== undefined })
       const entries: SnapshotEntry[] = []
       for (const key of manifest.keys) {
         const bytes = this.snapshots.get(key)

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { SharedStrings } from '../../src/store/shared-strings.js'
+import { SharedStrings, listHash } from '../../src/store/shared-strings.js'
 
 const decoded = () => ({
   name: 'flag-1',
@@ -107,4 +107,60 @@ t.test('with emptyList every empty list, nested ones too, is answered with that 
   t.same(shared, decoded(), 'the value is equal to what it was')
   const own: unknown[] = []
   t.equal(new SharedStrings().share(own), own, 'without the option an empty list is left as it is')
+})
+
+const constraint = (values: string[]) => ({ contextName: 'country', operator: 'IN', values, inverted: false, caseInsensitive: false })
+
+t.test('with sharedValues equal lists of texts, and equal records holding them, are one value', async (t) => {
+  const emptyList = Object.freeze([]) as readonly unknown[]
+  const shared = new SharedStrings({ emptyList, sharedValues: true })
+  const state = shared.share({
+    a: { constraints: [constraint(['no', 'se'])], environment: { enabled: false, strategies: [], variants: [] } },
+    b: { constraints: [constraint(['no', 'se'])], environment: { enabled: false, strategies: [], variants: [] } },
+    c: { constraints: [constraint(['no', 'dk'])], environment: { enabled: true, strategies: [], variants: [] } },
+  }) as Record<string, { constraints: ReturnType<typeof constraint>[]; environment: object }>
+  t.equal(state.a.constraints[0], state.b.constraints[0], 'equal constraints: one object')
+  t.equal(state.a.constraints[0].values, state.b.constraints[0].values, 'their lists: one list')
+  t.not(state.c.constraints[0], state.a.constraints[0], 'other values: another constraint')
+  t.equal(state.a.environment, state.b.environment, 'an environment with no strategies, twice: one object')
+  t.not(state.c.environment, state.a.environment, 'enabled: another one')
+  t.same(state.c, { constraints: [constraint(['no', 'dk'])], environment: { enabled: true, strategies: [], variants: [] } }, 'values unchanged')
+  t.not(state.a.constraints, state.b.constraints, 'lists of objects keep their identity')
+})
+
+t.test('with sharedValues records of texts alone, records with numbers and long lists keep their identity', async (t) => {
+  const shared = new SharedStrings({ sharedValues: true })
+  const [first, second] = shared.share([
+    { parameters: { rollout: '50', stickiness: 'default' }, weight: { values: ['a'], weight: 5 }, long: Array.from({ length: 40 }, (_, i) => `v${i}`) },
+    { parameters: { rollout: '50', stickiness: 'default' }, weight: { values: ['a'], weight: 5 }, long: Array.from({ length: 40 }, (_, i) => `v${i}`) },
+  ]) as { parameters: object; weight: { values: string[] }; long: string[] }[]
+  t.not(first.parameters, second.parameters, 'texts alone')
+  t.not(first.weight, second.weight, 'a number')
+  t.equal(first.weight.values, second.weight.values, 'though its list of texts is shared')
+  t.not(first.long, second.long, 'a list of 40 texts')
+  t.same(first, second)
+})
+
+t.test('with sharedValues two lists of equal hash and other texts stay two lists', async (t) => {
+  // Found by trying ['c-0'], ['c-1'], ... until two hashes met.
+  let pair: [string[], string[]] | undefined
+  const seen = new Map<number, string[]>()
+  for (let i = 0; pair === undefined; i++) {
+    const list = [`c-${i}`]
+    const hash = listHash(list)!
+    const earlier = seen.get(hash)
+    if (earlier) pair = [earlier, list]
+    else seen.set(hash, list)
+  }
+  const shared = new SharedStrings({ sharedValues: true })
+  const [a, b, again] = shared.share([[...pair[0]], [...pair[1]], [...pair[0]]]) as string[][]
+  t.same([a, b], pair, 'each keeps its texts')
+  t.not(a, b)
+  t.equal(again, a, 'the first is still found by its texts')
+})
+
+t.test('without sharedValues equal records and lists keep their identity', async (t) => {
+  const [a, b] = new SharedStrings().share([constraint(['no']), constraint(['no'])]) as ReturnType<typeof constraint>[]
+  t.not(a, b)
+  t.not(a.values, b.values)
 })
