@@ -14,7 +14,8 @@ import './snapshot-codec.js'
 // 13: a PersistentMap's chunks are blobs of their own (snapshot-codec.ts); a format-12 set is not read
 // (decoding its nested chunks took minutes at 50,000 flags): the log is replayed once instead.
 // 14: a flag's environments are a SmallMap (extension 0x52), not a Map.
-export const snapshotFormat = 14
+// 15: the insights read model keeps who created a flag as two fields, not an object.
+export const snapshotFormat = 15
 
 // A read model whose state is a pure function of the log, snapshotted beside the actors' states so
 // that it comes out the same whether a process replayed the whole log or started from a snapshot.

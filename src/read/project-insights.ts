@@ -22,8 +22,10 @@ interface FeatureFacts {
   readonly archivedAtMs: number | null
   readonly type: string
   readonly firstProductionEnableMs: number | null
-  // Who created the flag (absent in snapshots written before it was kept).
-  readonly createdBy?: Creator
+  // Who created the flag (creatorOf), in two fields rather than an object of its own: 1.9 MiB at 50,000
+  // flags (issue 26).
+  readonly createdByUserId: number | null
+  readonly createdByName: string
 }
 
 interface ProjectFacts {
@@ -263,7 +265,8 @@ export class ProjectInsights {
           archivedAtMs: null,
           type: event.data?.type ?? 'release',
           firstProductionEnableMs: null,
-          createdBy: { userId: event.createdByUserId, name: event.createdBy },
+          createdByUserId: event.createdByUserId,
+          createdByName: event.createdBy,
         })
         break
       case 'feature-metadata-updated':
@@ -306,7 +309,8 @@ export class ProjectInsights {
 
   // Who created the project's flag of that name, when known.
   creatorOf(projectId: string, featureName: string): Creator | undefined {
-    return this.projects.get(projectId)?.features.get(featureName)?.createdBy
+    const facts = this.projects.get(projectId)?.features.get(featureName)
+    return facts && { userId: facts.createdByUserId, name: facts.createdByName }
   }
 
   stats(projectId: string): ProjectStats {
