@@ -165,6 +165,10 @@ const decideBatch = (state: ProjectState, commands: ProjectCommand[]): Result<{ 
   return ok({ events, state: current })
 }
 
+// The flag's environments, each changed by `change`.
+const eachEnvironment = (feature: Feature, change: (env: FeatureEnvironment) => FeatureEnvironment): SmallMap<string, FeatureEnvironment> =>
+  SmallMap.from([...feature.environments].map(([name, env]) => [name, change(env)] as const))
+
 const updateFeature = (state: ProjectState, name: string | null | undefined, update: (feature: Feature) => Feature): ProjectState => ({
   ...state,
   features: updateEntry(state.features, String(name), update),
@@ -283,7 +287,7 @@ const evolveProjectState = (state: ProjectState | undefined, event: EventDraft):
       }))
     case 'feature-revived':
       return updateFeature(state, event.featureName, (f) => {
-        const environments = SmallMap.from([...f.environments].map(([name, env]): [string, FeatureEnvironment] => [name, { ...env, enabled: false }]))
+        const environments = eachEnvironment(f, (env) => ({ ...env, enabled: false }))
         return { ...f, archived: false, archivedAt: null, environments, lifecycle: [{ stage: 'initial', enteredStageAt: event.createdAt }] }
       })
     case 'feature-deleted':
@@ -313,7 +317,7 @@ const evolveProjectState = (state: ProjectState | undefined, event: EventDraft):
       return updateFeatureEnvironment(state, event, (env) => ({ ...env, variants: event.data.variants }))
     case 'feature-variants-updated':
       return updateFeature(state, event.featureName, (f) => {
-        const environments = SmallMap.from([...f.environments].map(([name, env]): [string, FeatureEnvironment] => [name, { ...env, variants: event.data.variants }]))
+        const environments = eachEnvironment(f, (env) => ({ ...env, variants: event.data.variants }))
         return { ...f, environments }
       })
     case 'feature-dependency-added':

@@ -112,8 +112,8 @@ export class Evaluator {
   #byName: Record<string, CompiledFeature | undefined> = Object.create(null) as Record<string, CompiledFeature | undefined>
   #segments: Map<number, CompiledSegment> = new Map()
   #featuresBySegment: Map<number, Set<string>> = new Map()
-  // The compiled flags by name (code-unit order): sorted on first use, then kept in order as flags come and go (issue
-  // 26: sorting 50,000 names again after each write cost the first frontend answer after it about 40 ms).
+  // The compiled flags by name (code-unit order): sorted on first use, then kept in order as flags come and go
+  // (issue 26: sorting 50,000 names again after each write cost the first frontend answer after it about 40 ms).
   // #sortedVersion moves with every change to it, for what is derived from the order (#order).
   #sorted: CompiledFeature[] | undefined
   #sortedVersion = 0
