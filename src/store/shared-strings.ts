@@ -139,10 +139,11 @@ export class SharedStrings {
 
   // The same for a record of short texts, booleans, null and shared values (a shared value by its number).
   private sharedRecord(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-    let hash = 0x811c9dc5
+    // The fields' names are left out of the hash (records that share values mostly share names too): the
+    // match is confirmed with them.
+    let hash = mixNumber(0x811c9dc5, keys.length)
     for (const key of keys) {
       const item = record[key]
-      hash = mixText(hash, key)
       if (typeof item === 'string') hash = mixText(hash, item)
       else if (item !== null && typeof item === 'object') hash = mixNumber(hash, item === this.options.emptyList ? 0 : this.valueIds.get(item)!)
       else hash = mixNumber(hash, item === null ? -1 : item ? -2 : -3)
