@@ -133,3 +133,13 @@ export const bucketOf = (state: number, before: number, head: number, headLength
   // 1000 (issue 26: a third of a bucket's time).
   return (normalizer === 100 ? hash % 100 : normalizer === 1000 ? hash % 1000 : hash % normalizer) + 1
 }
+
+// FNV-1a over the UTF-16 units of text[start, end), from `hash` (fnvBasis to begin): the evaluator's own
+// tables (an id list's buckets, shared constraint tests), where no SDK's hash has to be matched.
+export const fnvBasis = 0x811c9dc5
+export const fnvPrime = 0x01000193
+
+export const fnv1a = (hash: number, text: string, start: number, end: number): number => {
+  for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), fnvPrime)
+  return hash
+}

@@ -1,3 +1,5 @@
+import { fnv1a, fnvBasis } from './hash.js'
+
 // Membership in a comma-separated list of ids (userWithId's userIds: `value.split(/\s*,\s*/)`, SDK) without
 // splitting it: a Set of 100 short ids is about 4 KB of strings and hash table a strategy, where the text is
 // already kept with the flag. The entries stay in the text; a table of their hashes, with where each one lies,
@@ -5,12 +7,7 @@
 
 const separator = /\s*,\s*/g
 
-// FNV-1a over the UTF-16 units of text[start, end).
-const hashOf = (text: string, start: number, end: number): number => {
-  let h = 0x811c9dc5
-  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
-  return h | 0
-}
+const hashOf = (text: string, start: number, end: number): number => fnv1a(fnvBasis, text, start, end) | 0
 
 // One typed array: first, for each of the 2^bits buckets of the hashes' top bits, the number of the bucket's
 // first entry (and the entry count after the last bucket); then each entry's start in the text, bucket by

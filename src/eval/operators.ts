@@ -1,6 +1,7 @@
 import { Address4, Address6 } from 'ip-address'
 import { RE2JS } from 're2js'
 import { SemVer } from 'semver'
+import { fnv1a, fnvBasis, fnvPrime } from './hash.js'
 import type { EvalConstraint, EvalContext } from './types.js'
 
 export type ContextTest = (ctx: EvalContext) => boolean
@@ -488,15 +489,12 @@ const forgetTest = new FinalizationRegistry<number>((key) => {
 const isText = (value: unknown): value is string => typeof value === 'string'
 const isBooleanOrAbsent = (value: unknown): boolean => value === undefined || typeof value === 'boolean'
 
-// FNV-1a over the text's UTF-16 units, then its length (so that texts in a row cannot run into each other).
-const mixText = (hash: number, text: string): number => {
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
-  return Math.imul(hash ^ text.length, 0x01000193)
-}
+// The text's units, then its length (so that texts in a row cannot run into each other).
+const mixText = (hash: number, text: string): number => Math.imul(fnv1a(hash, text, 0, text.length) ^ text.length, fnvPrime)
 
 export const constraintHash = (c: EvalConstraint): number => {
   const flags = (c.inverted === true ? 1 : 0) | (c.caseInsensitive === true ? 2 : 0) | (c.value === undefined ? 4 : 0) | (c.values === undefined ? 8 : 0)
-  let hash = Math.imul(mixText(mixText(0x811c9dc5, c.contextName), c.operator) ^ flags, 0x01000193)
+  let hash = Math.imul(mixText(mixText(fnvBasis, c.contextName), c.operator) ^ flags, fnvPrime)
   if (c.value !== undefined) hash = mixText(hash, c.value)
   if (c.values !== undefined) for (const value of c.values) hash = mixText(hash, value)
   return hash | 0

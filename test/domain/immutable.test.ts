@@ -81,17 +81,22 @@ t.test('small maps are copied plainly; one that grows past 128 entries becomes p
   t.same([...map.keys()], names(129))
 })
 
-// A plain Map beside the persistent one, through random additions, changes and removals; every earlier
-// version is checked again at the end (nothing shared may have changed under it).
-t.test('a PersistentMap agrees with a Map through random changes, and its older versions stay as they were', async (t) => {
-  let seed = 26
+type Key = string | number
+type Version = [ReadonlyMap<Key, number>, [Key, number][]]
+
+// `map` and a plain Map beside it through `steps` random additions, changes and removals (a key from
+// `keyOf`), with a version of both kept every `every` steps; `onStep` sees the map after each.
+const changedBesideAMap = (
+  map: ReadonlyMap<Key, number>,
+  options: { seed: number; steps: number; every: number; keyOf: (random: () => number) => Key; onStep?: (map: ReadonlyMap<Key, number>, step: number) => void },
+) => {
+  let seed = options.seed
   const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32)
-  let map: ReadonlyMap<string | number, number> = PersistentMap.from([])
-  const plain = new Map<string | number, number>()
-  const versions: [ReadonlyMap<string | number, number>, [string | number, number][]][] = []
-  for (let step = 0; step < 6000; step++) {
+  const plain = new Map<Key, number>()
+  const versions: Version[] = []
+  for (let step = 0; step < options.steps; step++) {
     const roll = random()
-    const key = random() < 0.2 ? Math.floor(random() * 3000) - 100 : `flag-${Math.floor(random() * 3000)}`
+    const key = options.keyOf(random)
     if (roll < 0.6) {
       map = withEntry(map, key, step)
       plain.set(key, step)
@@ -99,8 +104,21 @@ t.test('a PersistentMap agrees with a Map through random changes, and its older 
       map = withoutEntry(map, key)
       plain.delete(key)
     }
-    if (step % 500 === 0) versions.push([map, [...plain]])
+    options.onStep?.(map, step)
+    if (step % options.every === 0) versions.push([map, [...plain]])
   }
+  return { map, plain, versions }
+}
+
+// A plain Map beside the persistent one, through random additions, changes and removals; every earlier
+// version is checked again at the end (nothing shared may have changed under it).
+t.test('a PersistentMap agrees with a Map through random changes, and its older versions stay as they were', async (t) => {
+  const { map, plain, versions } = changedBesideAMap(PersistentMap.from([]), {
+    seed: 26,
+    steps: 6000,
+    every: 500,
+    keyOf: (random) => (random() < 0.2 ? Math.floor(random() * 3000) - 100 : `flag-${Math.floor(random() * 3000)}`),
+  })
   t.same([...map], [...plain])
   t.equal(map.size, plain.size)
   for (const key of [...plain.keys(), 'missing', -1000]) t.equal(map.get(key), plain.get(key))
@@ -154,23 +172,13 @@ t.test('a map past 2,048 and 65,536 entries (the chunk trie grows a level) keeps
 })
 
 t.test('a SmallMap agrees with a Map through random changes of a few keys, and its older versions stay as they were', async (t) => {
-  let seed = 14
-  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32)
-  let map: ReadonlyMap<string | number, number> = SmallMap.from([])
-  const plain = new Map<string | number, number>()
-  const versions: [ReadonlyMap<string | number, number>, [string | number, number][]][] = []
-  for (let step = 0; step < 400; step++) {
-    const key = random() < 0.3 ? Math.floor(random() * 4) : `env-${Math.floor(random() * 6)}`
-    if (random() < 0.6) {
-      map = withEntry(map, key, step)
-      plain.set(key, step)
-    } else {
-      map = withoutEntry(map, key)
-      plain.delete(key)
-    }
-    t.ok(map instanceof SmallMap, `step ${step} keeps a SmallMap`)
-    if (step % 50 === 0) versions.push([map, [...plain]])
-  }
+  const { map, plain, versions } = changedBesideAMap(SmallMap.from([]), {
+    seed: 14,
+    steps: 400,
+    every: 50,
+    keyOf: (random) => (random() < 0.3 ? Math.floor(random() * 4) : `env-${Math.floor(random() * 6)}`),
+    onStep: (map, step) => t.ok(map instanceof SmallMap, `step ${step} keeps a SmallMap`),
+  })
   t.same([...map.entries()], [...plain.entries()])
   t.same([...map.keys()], [...plain.keys()])
   t.same([...map.values()], [...plain.values()])
