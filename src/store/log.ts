@@ -24,9 +24,22 @@ export interface SnapshotEntry {
 
 const snapshotCodec = new Packr({ structuredClone: true, moreTypes: true })
 
+// msgpackr encodes into one working buffer, shared by every codec of the module, that grows to four times
+// the largest value encoded and is then kept for as long as the process runs (at 50,000 flags, 5-14 MB
+// after a snapshot set). After a large value the codecs get a small buffer again; the answer keeps the
+// large one only while it is held.
+const largeValueBytes = 256 * 1024
+const freshBufferBytes = 8192
+
+const packed = (value: unknown): Uint8Array => {
+  const bytes = snapshotCodec.pack(value)
+  if (bytes.length > largeValueBytes) snapshotCodec.useBuffer(Buffer.allocUnsafeSlow(freshBufferBytes))
+  return bytes
+}
+
 // One entry's bytes; a copy, since msgpackr's answer may share its working buffer.
 const encodeEntry = (entry: SnapshotEntry, blobs: BlobSink): Uint8Array =>
-  writingBlobs(blobs, () => Uint8Array.from(snapshotCodec.pack({ lastId: entry.lastId, state: entry.state })))
+  writingBlobs(blobs, () => Uint8Array.from(packed({ lastId: entry.lastId, state: entry.state })))
 
 const decodeEntry = (bytes: Uint8Array, blobs: BlobSource, strings: SharedStrings): { lastId: number; state: unknown } =>
   readingBlobs(blobs, () => snapshotCodec.unpack(bytes) as { lastId: number; state: unknown }, strings)
@@ -37,7 +50,7 @@ const decodeEntry = (bytes: Uint8Array, blobs: BlobSource, strings: SharedString
 export const encodeSnapshotSet = (format: number, entries: readonly SnapshotEntry[], stored?: BlobSource): Uint8Array => {
   const blobs = new BlobMap(stored)
   const encoded = entries.map((entry) => ({ key: entry.key, bytes: encodeEntry(entry, blobs) }))
-  return snapshotCodec.pack({ format, entries: encoded, blobs: [...blobs.blobs] })
+  return packed({ format, entries: encoded, blobs: [...blobs.blobs] })
 }
 
 // `emptyList`: one frozen list to answer every empty list of the states with; given, equal small values of
@@ -468,7 +481,7 @@ export class EventLog {
     await this.writing(() =>
       this.root.transaction(() => {
         for (const entry of set.entries) this.snapshots.put(entry.key, entry.bytes)
-        this.snapshots.put(manifestKey, snapshotCodec.pack({ format: set.format, keys: set.entries.map((e) => e.key), blobs: [...set.referenced] }))
+        this.snapshots.put(manifestKey, packed({ format: set.format, keys: set.entries.map((e) => e.key), blobs: [...set.referenced] }))
         for (const id of unnamed) this.blobs.remove(id)
       }),
     ).catch(settleAndThrow)

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { open } from 'lmdb'
+import { Packr } from 'msgpackr'
 import t from 'tap'
 import { EventLog } from '../../src/store/log.js'
 
@@ -209,6 +210,20 @@ t.test('snapshots', async (t) => {
       await log.append<Note>([{ text: 'c' }]).committed
       await log.saveSnapshots(1, [{ key: 'instance', lastId: 3, state: { n: 3 } }])
       t.same(log.loadSnapshots(1), [{ key: 'instance', lastId: 3, state: { n: 3 } }])
+    })
+  })
+
+  t.test('a large entry does not leave msgpackr holding a large working buffer', async (t) => {
+    // msgpackr's working buffer is shared by every codec of the module, so a fresh codec's answer
+    // shows which buffer it is using.
+    const workingBuffer = () => new Packr().pack(null).buffer.byteLength
+    const large = { rows: Array.from({ length: 20_000 }, (_, i) => `row ${i} ${'x'.repeat(100)}`) }
+    const path = t.testdir()
+    await withLog(path, async (log) => {
+      await log.append<Note>([{ text: 'a' }]).committed
+      await log.saveSnapshots(1, [{ key: 'instance', lastId: 1, state: large }])
+      t.ok(workingBuffer() < 1024 * 1024, `the working buffer is small after a 2 MB entry (${workingBuffer()} bytes)`)
+      t.same(log.loadSnapshots(1), [{ key: 'instance', lastId: 1, state: large }], 'and the entry reads back whole')
     })
   })
 
