@@ -1,6 +1,6 @@
 import { crc32, gunzipSync } from 'node:zlib'
 import t from 'tap'
-import { crc32Combine, deflatePart, deflatePartOffThread, gzipEnd, gzipHeader, inflatePart } from '../../src/read/joined-deflate.js'
+import { crc32Combine, deflatePart, deflatePartOffThread, gzipEnd, gzipHeader, inflatePart, offThreadDeflatesInFlight } from '../../src/read/joined-deflate.js'
 
 // Bytes that differ from run to run of the test but not between its checks.
 const bytes = (length: number, seed: number) => Buffer.from(Array.from({ length }, (_, i) => (i * 7919 + seed * 104729) % 251))
@@ -35,6 +35,27 @@ t.test('a part inflates back to its bytes, from the thread pool as from the even
   t.same(inflatePart(deflatePart(part)), part)
   const offThread = await new Promise<Buffer | undefined>((resolve) => deflatePartOffThread(part, resolve))
   t.same(offThread, deflatePart(part), 'the same bytes from the thread pool')
+})
+
+t.test('parts deflated off the event loop: at most four made at once, each answered with its own bytes', async (t) => {
+  const parts = Array.from({ length: 40 }, (_, i) => Buffer.from(`{"name":"flag-${i}","enabled":${i % 2 === 0}}`.repeat(2000 + i)))
+  let most = 0
+  const answers = await Promise.all(
+    parts.map(
+      (part) =>
+        new Promise<Buffer | undefined>((resolve) => {
+          deflatePartOffThread(part, resolve)
+          most = Math.max(most, offThreadDeflatesInFlight())
+        }),
+    ),
+  )
+  t.equal(most, 4, 'four in flight while forty wait')
+  t.equal(offThreadDeflatesInFlight(), 0, 'none once all are answered')
+  t.same(
+    answers.map((answer) => inflatePart(answer!)),
+    parts,
+    'every part inflates back to its own bytes',
+  )
 })
 
 t.test('an empty last part still ends the member', async (t) => {
