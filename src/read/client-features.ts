@@ -134,9 +134,9 @@ const deflateInlineBelow = 512 * 1024
 const runsDeflating = new WeakSet<Run>()
 
 // A run's plain JSON (tens to hundreds of KB) is carved out of a slab of 1 MiB, which glibc maps on its
-// own and gives back whole once no run holds a view of it. Allocated one by one, below glibc's mmap
-// threshold they came from its heap, and after a rebuild of every run at 50,000 flags (the first body
-// after an import, a segment change) the freed ones left it 40-60 MB larger for good.
+// own (above the fixed mmap threshold npm start gives it) and gives back whole once no run holds a view of
+// it. Allocated one by one, most runs were below that threshold and came from glibc's heap, which kept
+// them once freed: after a rebuild of every run (the first body after an import, a segment change).
 const slabBytes = 1024 * 1024
 let slab = Buffer.alloc(0)
 let slabUsed = 0
