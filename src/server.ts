@@ -47,7 +47,7 @@ import { loadStaticFiles, staticRoutes } from './http/static-files.js'
 import { Applications } from './read/applications.js'
 import { FeatureUsage } from './read/feature-usage.js'
 import { ClientDeltas } from './read/client-deltas.js'
-import { ClientFeatures } from './read/client-features.js'
+import { ClientFeatures, plainBodiesCheckMs } from './read/client-features.js'
 import { ClientStreams } from './read/client-streams.js'
 import { ClientRevisions } from './read/client-revisions.js'
 import { SeenTimes } from './read/seen-times.js'
@@ -309,11 +309,16 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
           config.readPagesReleaseMs,
         ).unref()
       : undefined
+  const plainBodiesTimer = setInterval(() => {
+    const runs = clientFeatures.letDuePlainBodiesGo()
+    if (runs > 0) logger.debug('plain client bodies no SDK asked for lately are let go', { runs })
+  }, plainBodiesCheckMs).unref()
   const close = async () => {
     clientStreams.close()
     clearInterval(flushTimer)
     clearInterval(stagesTimer)
     clearInterval(pagesTimer)
+    clearInterval(plainBodiesTimer)
     await deps.lifecycleStages.flush()
     await deps.lastSeen.flush()
     await deps.tokenSeen.flush()

@@ -243,6 +243,13 @@ export class ClientPayload {
     return plain
   }
 
+  // From a timer: the deflated runs' plain JSON goes once it is due even when no gzip poll comes to let it
+  // go (SDKs that poll with their ETag are answered 304 and ask for no body; at 50,000 flags a plain
+  // body held so kept 50 MB). How many runs let their JSON go.
+  letPlainGoIfDue(): number {
+    return this.#plainHeld && this.#plainDue() ? this.#letPlainGo() : 0
+  }
+
   // No client has asked for the plain body for plainKeptMs.
   #plainDue(): boolean {
     return performance.now() - this.#lastPlainUse > this.plainKeptMs
@@ -314,14 +321,18 @@ export class ClientPayload {
 
   // The deflated runs' plain JSON goes (runs shared with a later answer included: they inflate again
   // when asked).
-  #letPlainGo(): void {
+  #letPlainGo(): number {
     this.#plain = undefined
     let held = false
+    let gone = 0
     for (const run of this.runs) {
-      if (run.deflated !== undefined && !runsDeflating.has(run)) run.json = undefined
-      else held = true
+      if (run.deflated !== undefined && !runsDeflating.has(run)) {
+        if (run.json !== undefined) gone++
+        run.json = undefined
+      } else held = true
     }
     this.#plainHeld = held
+    return gone
   }
 
   // The brotli copy when ready; otherwise undefined, and it is made (off the event loop when large).
@@ -401,6 +412,10 @@ const runOf = (runStarts: Uint32Array, at: number): number => {
   return low
 }
 
+// How often a server lets go the plain bodies that are due (letDuePlainBodiesGo): a body goes at most this
+// long after its plainKeptMs.
+export const plainBodiesCheckMs = 10_000
+
 // Built on the first request after a change, then served as bytes. A flag's JSON exists only inside
 // the runs (no string per flag besides): a rebuild keeps every run whose flags are the (immutable) state
 // objects an earlier body of the same environment holds in one run, and in the others copies the JSON of
@@ -426,6 +441,14 @@ export class ClientFeatures {
 
   payload(query: ClientQuery): ClientPayload {
     return this.current(query).payload
+  }
+
+  // Every scope's plain body no SDK asked for in plainKeptMs goes (ClientPayload.letPlainGoIfDue): how
+  // many runs let their JSON go.
+  letDuePlainBodiesGo(): number {
+    let gone = 0
+    for (const built of this.payloads.values()) gone += built.payload.letPlainGoIfDue()
+    return gone
   }
 
   feature(query: ClientQuery, name: string) {

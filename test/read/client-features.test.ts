@@ -225,6 +225,30 @@ t.test('an answer after a change lets the plain body go by when its scope last a
   t.ok(model.counters.runsInflated > 1, `inflated again (${model.counters.runsInflated} runs): the runs shared with the answer before held none of its body`)
 })
 
+t.test('a plain body no SDK asked for in plainKeptMs is let go from the timer, though no gzip poll comes', async (t) => {
+  const { model, q } = await plainAskedLongAgo(3000)
+  const runs = model.counters.runsDeflated
+  t.ok(runs > 10, `a body of ${runs} runs, every one deflated`)
+  t.equal(model.letDuePlainBodiesGo(), runs, 'every run lets its JSON go')
+  t.equal(model.letDuePlainBodiesGo(), 0, 'and nothing is left to go')
+  const inflated = model.counters.runsInflated
+  text(model.payload(q))
+  t.equal(model.counters.runsInflated - inflated, runs, 'asked for again, each run is inflated: it held no JSON')
+  t.equal(model.letDuePlainBodiesGo(), 0, 'a body just asked for stays')
+})
+
+t.test('a plain body is not let go before it is due, nor the JSON of a run not deflated yet', async (t) => {
+  const world = new World(wordy(3000, 2000))
+  const model = world.model(200)
+  const q = query()
+  text(model.payload(q))
+  t.equal(model.letDuePlainBodiesGo(), 0, 'asked for just now')
+  await new Promise((resolve) => setTimeout(resolve, 250))
+  t.equal(model.letDuePlainBodiesGo(), 0, 'due, but no run is deflated: their JSON is the only copy')
+  t.equal(text(model.payload(q)), fresh(world, q), 'the same body')
+  t.equal(model.counters.runsInflated, 0, 'with nothing inflated')
+})
+
 t.test('the plain body sent to a gzip client while many runs deflate lets the runs before it go', async (t) => {
   const { world, model, q } = await plainAskedLongAgo(3000)
   // Flags in several runs changed: more than 512 KB to deflate, on the thread pool.
