@@ -167,6 +167,9 @@ const brotliOptions = (length: number) => ({ params: { [zlibConstants.BROTLI_PAR
 // twice the CPU per answer at 50,000 flags), and the runs' bytes then become views of it: a run's own
 // buffer is let go, and what a later answer keeps of this one is in the later one's buffer once that is
 // joined. A change thus copies the body, as before runs, but deflates only its run.
+// A run's plain JSON may go once its deflated stream is made (it inflates again when asked for).
+const jsonMayGo = (run: Run): boolean => run.deflated !== undefined && !runsDeflating.has(run)
+
 export class ClientPayload {
   readonly plainLength: number
   #lastPlainUse: number
@@ -246,8 +249,11 @@ export class ClientPayload {
   // From a timer: the deflated runs' plain JSON goes once it is due even when no gzip poll comes to let it
   // go (SDKs that poll with their ETag are answered 304 and ask for no body; at 50,000 flags a plain
   // body held so kept 50 MB). How many runs let their JSON go.
+  // While no run could let its JSON go, the joined body is kept too: dropping it would free nothing (the
+  // runs hold views of it) and cost a copy at the next plain poll.
   letPlainGoIfDue(): number {
-    return this.#plainHeld && this.#plainDue() ? this.#letPlainGo() : 0
+    if (!this.#plainHeld || !this.#plainDue() || !this.runs.some((run) => run.json !== undefined && jsonMayGo(run))) return 0
+    return this.#letPlainGo()
   }
 
   // No client has asked for the plain body for plainKeptMs.
@@ -326,7 +332,7 @@ export class ClientPayload {
     let held = false
     let gone = 0
     for (const run of this.runs) {
-      if (run.deflated !== undefined && !runsDeflating.has(run)) {
+      if (jsonMayGo(run)) {
         if (run.json !== undefined) gone++
         run.json = undefined
       } else held = true
