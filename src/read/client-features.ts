@@ -133,6 +133,9 @@ const deflateInlineBelow = 512 * 1024
 
 const runsDeflating = new WeakSet<Run>()
 
+// A run's plain JSON may go once its deflated stream is made (it inflates again when asked for).
+const jsonMayGo = (run: Run): boolean => run.deflated !== undefined && !runsDeflating.has(run)
+
 // A run's plain JSON (tens to hundreds of KB) is carved out of a slab of 1 MiB, which glibc maps on its
 // own (above the fixed mmap threshold npm start gives it) and gives back whole once no run holds a view of
 // it. Allocated one by one, most runs were below that threshold and came from glibc's heap, which kept
@@ -167,9 +170,6 @@ const brotliOptions = (length: number) => ({ params: { [zlibConstants.BROTLI_PAR
 // twice the CPU per answer at 50,000 flags), and the runs' bytes then become views of it: a run's own
 // buffer is let go, and what a later answer keeps of this one is in the later one's buffer once that is
 // joined. A change thus copies the body, as before runs, but deflates only its run.
-// A run's plain JSON may go once its deflated stream is made (it inflates again when asked for).
-const jsonMayGo = (run: Run): boolean => run.deflated !== undefined && !runsDeflating.has(run)
-
 export class ClientPayload {
   readonly plainLength: number
   #lastPlainUse: number
@@ -247,10 +247,10 @@ export class ClientPayload {
   }
 
   // From a timer: the deflated runs' plain JSON goes once it is due even when no gzip poll comes to let it
-  // go (SDKs that poll with their ETag are answered 304 and ask for no body; at 50,000 flags a plain
-  // body held so kept 50 MB). How many runs let their JSON go.
-  // While no run could let its JSON go, the joined body is kept too: dropping it would free nothing (the
-  // runs hold views of it) and cost a copy at the next plain poll.
+  // go (SDKs that poll with their ETag are answered 304 and ask for no body; at 50,000 flags a plain body
+  // held so kept 50 MB). While no run could let its JSON go, the joined body stays too: dropping it would
+  // free nothing (the runs hold views of it) and cost a copy at the next plain poll. How many runs let
+  // their JSON go.
   letPlainGoIfDue(): number {
     if (!this.#plainHeld || !this.#plainDue() || !this.runs.some((run) => run.json !== undefined && jsonMayGo(run))) return 0
     return this.#letPlainGo()
