@@ -85,6 +85,8 @@ t.test("cancelling a toggle's change request changes nothing; a change request's
   await page.getByRole('heading', { name: /Change request #1/ }).waitFor()
   const change = page.getByRole('article', { name: 'Change addStrategy' })
   const row = change.locator('tr', { has: page.locator('code', { hasText: /^segments$/ }) })
+  // The diff shows #id until the segment list has loaded; wait for the name, then say what is shown.
+  await row.locator('ins', { hasText: /^beta-users$/ }).waitFor().catch(() => undefined)
   t.equal(await row.locator('ins').textContent(), 'beta-users', `the diff names segment ${segment.id} beta-users`)
   t.same(errors, [], 'the page threw no uncaught errors')
 })
