@@ -25,7 +25,7 @@ export interface Config {
   // Proxies in front whose X-Forwarded-For entries are believed (0: none; the socket's address is the client's).
   trustProxy: number
   metricsFlushMs: number
-  // How often the data file's pages mapped by writes and reads are let go (EventLog.releaseReadPagesIfIdle); 0: never.
+  // How often the data file's pages mapped by writes and reads are let go (EventLog.releaseReadPagesSoon); 0: never.
   readPagesReleaseMs: number
   potentiallyStaleCheckMs: number
   defaultAdminUsername: string
@@ -225,7 +225,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     csrfAllowedOrigins: originList(env.CSRF_ALLOWED_ORIGINS, 'CSRF_ALLOWED_ORIGINS'),
     trustProxy: trustProxy(env.TRUST_PROXY),
     metricsFlushMs: integer(env.METRICS_FLUSH_MS, 1000, 'METRICS_FLUSH_MS'),
-    readPagesReleaseMs: integer(env.READ_PAGES_RELEASE_MS, 10_000, 'READ_PAGES_RELEASE_MS'),
+    readPagesReleaseMs: integer(env.READ_PAGES_RELEASE_MS, 2_000, 'READ_PAGES_RELEASE_MS'),
     // How often flags past their type's lifetime are marked potentially stale.
     potentiallyStaleCheckMs: integer(env.POTENTIALLY_STALE_CHECK_MS, 60_000, 'POTENTIALLY_STALE_CHECK_MS') || 60_000,
     defaultAdminUsername: env.UNLEASH_DEFAULT_ADMIN_USERNAME || 'admin',

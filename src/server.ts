@@ -295,13 +295,13 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
   flushTimer.unref()
   const stagesTimer = setInterval(() => void deps.lifecycleStages.flush().catch(reportWriteFailure('lifecycle stages')), config.metricsFlushMs)
   stagesTimer.unref()
-  // From a timer, so between requests: see EventLog.releaseReadPagesIfIdle.
+  // From a timer, so between requests: see EventLog.releaseReadPagesSoon.
   const pagesTimer =
     config.readPagesReleaseMs > 0
       ? setInterval(
           () => {
             const started = performance.now()
-            void log.releaseReadPagesIfIdle().then(
+            void log.releaseReadPagesSoon().then(
               (released) => released && logger.debug('the data file is reopened: the pages writes and reads mapped are let go', { ms: Math.round((performance.now() - started) * 100) / 100 }),
               (error: unknown) => logger.error('could not reopen the data directory', undefined, { cause: errorText(error) }),
             )

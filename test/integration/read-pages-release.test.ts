@@ -4,9 +4,10 @@ import { api, createFeature, createProject, enableFeature, expectOk, listEvents,
 import { callAs, createPerson, login } from '../helpers/people.js'
 import { makeDataDir, randomAdminToken, startTestServer } from '../helpers/server.js'
 
-// The data directory is reopened between requests whenever nothing is under way in it (EventLog.
-// releaseReadPagesIfIdle), here every millisecond: writes, range reads, side tables (sessions,
-// metrics' last-seen times) and snapshot sets go on through it, nothing is refused and nothing is lost.
+// The data directory is reopened between requests once the writes under way have settled, new ones held
+// meanwhile (EventLog.releaseReadPagesSoon), here every millisecond: writes, range reads, side tables
+// (sessions, metrics' last-seen times) and snapshot sets go on through it, nothing is refused and nothing
+// is lost.
 
 const P = 'released'
 const CLIENT = '*:development.client-release'

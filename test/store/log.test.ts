@@ -448,10 +448,10 @@ const mappedKiB = (path: string): number | undefined => {
   return total
 }
 
-t.test('releaseReadPagesIfIdle reopens only a touched log with nothing under way, and the mapped pages leave the RSS', async (t) => {
+t.test('releaseReadPagesSoon reopens a touched log once the writes under way settle, holding new ones, and the mapped pages leave the RSS', async (t) => {
   const dir = t.testdir()
   await withLog(dir, async (log) => {
-    t.equal(await log.releaseReadPagesIfIdle(), false, 'nothing touched the log since it was opened')
+    t.equal(await log.releaseReadPagesSoon(), false, 'nothing touched the log since it was opened')
     const text = 'x'.repeat(4000)
     for (let batch = 0; batch < 20; batch++) {
       await log.append<Note>(Array.from({ length: 100 }, (_, i) => ({ text: `${batch}-${i}-${text}` })), keysOf).committed
@@ -461,40 +461,51 @@ t.test('releaseReadPagesIfIdle reopens only a touched log with nothing under way
     t.equal(read, 2000, 'every record read back before the release')
     const before = mappedKiB(dir)
 
-    const pending = log.append<Note>([{ text: 'under way' }], keysOf)
-    t.equal(await log.releaseReadPagesIfIdle(), false, 'not while an append is under way')
-    await pending.committed
-
     const iteration = log.from(1)[Symbol.iterator]()
     iteration.next()
-    t.equal(await log.releaseReadPagesIfIdle(), false, 'not while a range read is under way')
+    t.equal(await log.releaseReadPagesSoon(), false, 'not while a range read is under way')
     iteration.return?.()
 
     const sessions = log.side<{ n: number }>('test')
     await sessions.put('a', { n: 1 })
-    const stored = sessions.put('b', { n: 2 })
-    t.equal(await log.releaseReadPagesIfIdle(), false, 'not while a side table write is under way')
-    await stored
-
-    t.equal(await log.releaseReadPagesIfIdle(), true, 'released once nothing is under way')
-    t.equal(await log.releaseReadPagesIfIdle(), false, 'not again before anything touches it')
+    const order: string[] = []
+    const underWay = log.append<Note>([{ text: 'under way' }], keysOf)
+    void underWay.committed.then(() => order.push('the append under way'))
+    const storing = sessions.put('b', { n: 2 }).then(() => order.push('the side table write under way'))
+    const release = log.releaseReadPagesSoon().then((released) => {
+      order.push('released')
+      return released
+    })
+    const held = log.append<Note>([{ text: 'held' }], keysOf)
+    void held.committed.then(() => order.push('the held append'))
+    t.equal(await release, true, 'released once the writes under way settled')
     const after = mappedKiB(dir)
+    await Promise.all([underWay.committed, storing, held.committed])
+    t.same(order.slice(0, 2).sort(), ['the append under way', 'the side table write under way'], 'the writes under way settled first')
+    t.same(order.slice(2), ['released', 'the held append'], 'the append asked for meanwhile waited for the reopen')
+    t.same([underWay.records[0].id, held.records[0].id], [2001, 2002], 'and took the next id')
     if (before === undefined || after === undefined) t.comment('no /proc/self/smaps here: the mapped pages were not measured')
     else {
       t.ok(before > 4000, `the writes and the read mapped ${before} KiB of the data file`)
       t.ok(after < 1024, `after the release ${after} KiB of it is mapped (the opening reads a few pages)`)
     }
 
+    t.equal(await log.releaseReadPagesSoon(), true, 'released again: the held append touched it')
+    t.equal(await log.releaseReadPagesSoon(), false, 'not again before anything touches it')
     t.equal(log.get(2001)?.id, 2001, 'the log reads on after the release')
     t.same(sessions.get('b'), { n: 2 }, 'a side table taken before the release reads on')
     await sessions.put('c', { n: 3 })
     t.same(Array.from(sessions.getRange(), ({ key }) => key), ['a', 'b', 'c'], 'and writes on')
     const { records, committed } = log.append<Note>([{ text: 'after' }], keysOf)
     await committed
-    t.equal(records[0].id, 2002, 'appends go on with the next id')
-    t.same(log.verifyChain(), { ok: true, id: 2002, hash: log.hashOf(2002) }, 'the chain holds across the release')
+    t.equal(records[0].id, 2003, 'appends go on with the next id')
+    t.same(log.verifyChain(), { ok: true, id: 2003, hash: log.hashOf(2003) }, 'the chain holds across the releases')
+
+    const backup = log.backup(join(t.testdirName, 'backup'))
+    t.equal(await log.releaseReadPagesSoon(), false, 'not while a backup is under way')
+    await backup
   })
-  await withLog(dir, (log) => t.equal(log.lastId, 2002, 'and all of it is on disk'))
+  await withLog(dir, (log) => t.equal(log.lastId, 2003, 'and all of it is on disk'))
 })
 
 t.test('a failed commit never leaves the log closed half-way by a release: the appends after it commit', async (t) => {
@@ -502,10 +513,10 @@ t.test('a failed commit never leaves the log closed half-way by a release: the a
   await log.append<Note>([{ text: 'a' }]).committed
   disk.full = true
   await t.rejects(log.append<Note>([{ text: 'lost' }]).committed, /MDB_MAP_FULL/)
-  await log.releaseReadPagesIfIdle()
+  await log.releaseReadPagesSoon()
   disk.full = false
   await log.append<Note>([{ text: 'b' }]).committed
-  t.equal(await log.releaseReadPagesIfIdle(), true, 'released once a write went through')
+  t.equal(await log.releaseReadPagesSoon(), true, 'released once a write went through')
   await log.append<Note>([{ text: 'c' }]).committed
   t.same(
     [...log.from(1)].map((record) => (record as Note).text),
