@@ -231,6 +231,8 @@ export class EventLog {
   private holding = false
   private held: (() => void)[] = []
   private writesSettled: (() => void) | undefined
+  // The release under way, which close() lets finish (its held writes are someone's acknowledged wait).
+  private releaseUnderWay: Promise<boolean> | undefined
 
   private constructor(
     private handles: Handles,
@@ -297,8 +299,14 @@ export class EventLog {
   // held writes start. (After a failed commit that flush stays pending until a write succeeds, and a
   // close would wait for it with the environment half closed.) Not while a backup is under way, which
   // may take long.
-  async releaseReadPagesSoon(): Promise<boolean> {
-    if (!this.touched || this.holding || this.releasing || this.backups > 0) return false
+  releaseReadPagesSoon(): Promise<boolean> {
+    if (!this.touched || this.holding || this.releasing || this.backups > 0) return Promise.resolve(false)
+    const release = this.releaseOnceSettled()
+    this.releaseUnderWay = release
+    return release
+  }
+
+  private async releaseOnceSettled(): Promise<boolean> {
     this.holding = true
     try {
       if (this.pendingWrites > 0) {
@@ -606,6 +614,7 @@ export class EventLog {
   }
 
   async close(): Promise<void> {
+    await this.releaseUnderWay?.catch(() => undefined)
     await this.root.close()
   }
 }

@@ -508,6 +508,20 @@ t.test('releaseReadPagesSoon reopens a touched log once the writes under way set
   await withLog(dir, (log) => t.equal(log.lastId, 2003, 'and all of it is on disk'))
 })
 
+t.test('closing the log while a release waits lets it finish: the writes it held commit', async (t) => {
+  const dir = t.testdir()
+  const log = EventLog.open(dir)
+  await log.append<Note>([{ text: 'first' }], keysOf).committed
+  const underWay = log.append<Note>([{ text: 'under way' }], keysOf)
+  const release = log.releaseReadPagesSoon()
+  const held = log.append<Note>([{ text: 'held' }], keysOf)
+  await log.close()
+  t.equal(await release, true, 'the release finished')
+  await underWay.committed
+  await held.committed
+  await withLog(dir, (reopened) => t.same([...reopened.from(1)].map((record) => (record as Note).text), ['first', 'under way', 'held'], 'every write is on disk, in order'))
+})
+
 t.test('a failed commit never leaves the log closed half-way by a release: the appends after it commit', async (t) => {
   const { log, disk } = logOnFillableDisk(t.testdir())
   await log.append<Note>([{ text: 'a' }]).committed
