@@ -42,10 +42,10 @@ const readStatus = (): string => {
 }
 const statusBytes = (status: string, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024
 
-const report = (maxBlockMs: number, p99BlockMs: number) => {
+const printReport = (maxBlockMs: number, p99BlockMs: number) => {
   const m = process.memoryUsage()
   const status = readStatus()
-  const report: MemoryReport = {
+  const memory: MemoryReport = {
     rss: m.rss,
     heapUsed: m.heapUsed,
     heapTotal: m.heapTotal,
@@ -57,7 +57,7 @@ const report = (maxBlockMs: number, p99BlockMs: number) => {
     p99BlockMs,
     spaces: Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, space.physical_space_size])),
   }
-  process.stderr.write(`memory-probe ${JSON.stringify(report)}\n`)
+  process.stderr.write(`memory-probe ${JSON.stringify(memory)}\n`)
 }
 
 process.on('SIGUSR2', () => {
@@ -72,7 +72,7 @@ process.on('SIGUSR2', () => {
   const settle = () => {
     const now = statusBytes(readStatus(), 'RssAnon')
     waited += settleStepMs
-    if (previous - now <= settledWithinBytes || waited >= settleMaxMs) report(maxBlockMs, p99BlockMs)
+    if (previous - now <= settledWithinBytes || waited >= settleMaxMs) printReport(maxBlockMs, p99BlockMs)
     else setTimeout(settle, settleStepMs)
     previous = now
   }
