@@ -20,7 +20,9 @@ export const enabledVariant = (definition: EvalVariant): EvalVariantResult =>
       : {
           name: definition.name,
           enabled: true,
-          payload: Object.freeze({ ...definition.payload }),
+          // Written out, not spread: a spread copy of a payload got a hidden class of its own once frozen
+          // (issue 26: 21,724 classes, 3 MiB at 50,000 flags).
+          payload: Object.freeze({ type: definition.payload.type, value: definition.payload.value }),
           feature_enabled: true,
           featureEnabled: true,
         },
