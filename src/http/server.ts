@@ -102,29 +102,48 @@ class ShuttingDown extends DomainError {
 
 // The body as text, handed to `done` inside uWS's last data callback (or the error, once). uWS reuses a
 // chunk's memory after its callback returns: a body in one chunk (an SDK's) is decoded from it at once,
-// with no copy of its bytes; chunks before the last are copied (from Node's buffer pool when small).
+// with no copy of its bytes. A longer one is copied as it comes into one buffer of its declared length
+// (Content-Length): an import of 2 MB is one allocation and one copy, where a copy of each chunk (about
+// 16 KiB) and then one of them all were two copies and a hundred allocations. A body longer than it said,
+// or without a length, is gathered chunk by chunk.
 // A TextDecoder reads the ArrayBuffer uWS lends without a Buffer made around it (about 60 ns less than
 // Buffer.from(chunk).toString()), and like toString() it keeps a byte order mark and replaces bytes that
 // are not UTF-8.
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true })
-const readBody = (res: uWS.HttpResponse, limit: number, done: (error: DomainError | undefined, text: string) => void): void => {
+const readBody = (
+  res: uWS.HttpResponse,
+  limit: number,
+  declaredLength: number,
+  done: (error: DomainError | undefined, text: string) => void,
+): void => {
+  let whole: Buffer | undefined
   let chunks: Buffer[] | undefined
   let size = 0
   let finished = false
   res.onData((chunk, isLast) => {
     if (finished) return
+    const start = size
     size += chunk.byteLength
     if (size > limit) {
       finished = true
       done(new TooLarge(limit), '')
       return
     }
-    if (!isLast) {
-      ;(chunks ??= []).push(Buffer.from(new Uint8Array(chunk)))
+    if (start === 0 && isLast) {
+      finished = true
+      done(undefined, utf8.decode(chunk))
       return
     }
+    if (chunks === undefined && size <= declaredLength && Number.isSafeInteger(declaredLength)) {
+      whole ??= Buffer.allocUnsafeSlow(declaredLength)
+      whole.set(new Uint8Array(chunk), start)
+    } else {
+      if (chunks === undefined) chunks = whole === undefined ? [] : [whole.subarray(0, start)]
+      chunks.push(Buffer.from(new Uint8Array(chunk)))
+    }
+    if (!isLast) return
     finished = true
-    done(undefined, chunks === undefined ? utf8.decode(chunk) : Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8'))
+    done(undefined, chunks === undefined ? utf8.decode(whole!.subarray(0, size)) : Buffer.concat(chunks).toString('utf8'))
   })
 }
 
@@ -604,7 +623,7 @@ export const startHttpServer = (options: HttpOptions): Promise<HttpServer> => {
       settled()
       return
     }
-    readBody(res, options.maxBodyBytes, (tooLarge, text) => {
+    readBody(res, options.maxBodyBytes, declaredLength, (tooLarge, text) => {
       let reply: Reply | Promise<Reply>
       try {
         if (tooLarge) throw tooLarge

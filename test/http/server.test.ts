@@ -83,6 +83,64 @@ t.test('a route without parameters answers as through the router; its fixed head
   t.same(bodies, ['\ufeff{}', '{\ufffd}'], 'a byte order mark is kept; a byte that is not UTF-8 is replaced')
 })
 
+// A body of many chunks is gathered into one buffer of its declared length (no copy per chunk); without a
+// length (chunked transfer encoding) chunk by chunk. Either way the text is the bytes sent, a character of
+// four bytes split between chunks included.
+t.test('a body that arrives in many chunks is read whole, with or without its length declared', async (t) => {
+  const bodies: string[] = []
+  const server = await startHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 4 * 2 ** 20 })
+  t.teardown(() => server.close())
+  const nobody = (): Principal | undefined => undefined
+  server.serve(
+    [
+      {
+        method: 'POST',
+        path: '/echo',
+        access: 'public',
+        body: true,
+        bodyText: true,
+        handler: (req) => {
+          bodies.push(req.bodyText ?? '')
+          return { status: 202 }
+        },
+      },
+    ],
+    { byToken: nobody, bySession: nobody },
+  )
+  // 3 bytes of ASCII then a 4-byte character: the character straddles most chunk bounds a kernel picks.
+  const text = `{"v":"${'abc\u{1F600}'.repeat(150_000)}"}`
+  const bytes = Buffer.from(text)
+  t.equal(bytes.length, 1_050_008, 'a body of about a megabyte')
+  const raw = (head: string, body: Buffer[]) =>
+    new Promise<string>((resolve, reject) => {
+      let answer = ''
+      const socket = net.connect(server.port, '127.0.0.1', () => {
+        socket.write(head)
+        for (const piece of body) socket.write(piece)
+      })
+      socket.setEncoding('latin1')
+      socket.on('data', (chunk: string) => {
+        answer += chunk
+        if (answer.includes('\r\n\r\n')) socket.end()
+      })
+      socket.on('close', () => resolve(answer))
+      socket.on('error', reject)
+    })
+  const withLength = await raw(`POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\n\r\n`, [bytes])
+  t.match(withLength, /^HTTP\/1\.1 202/, 'with Content-Length')
+  const pieces: Buffer[] = []
+  for (let at = 0; at < bytes.length; at += 65_537) {
+    const piece = bytes.subarray(at, at + 65_537)
+    pieces.push(Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n'))
+  }
+  pieces.push(Buffer.from('0\r\n\r\n'))
+  const chunked = await raw('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', pieces)
+  t.match(chunked, /^HTTP\/1\.1 202/, 'with chunked transfer encoding')
+  t.equal(bodies.length, 2)
+  t.ok(bodies[0] === text, 'the declared-length body is the text sent')
+  t.ok(bodies[1] === text, 'the chunked body is the text sent')
+})
+
 // A route may lend its reply a buffer it reuses (the playground's answers): written over as soon as
 // release() is called, the bytes sent must be the ones the reply had.
 t.test("a reply's release() is called once its body is handed to the connection, before or after a body is read", async (t) => {
