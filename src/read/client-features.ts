@@ -155,6 +155,16 @@ const runBuffer = (length: number): Buffer => {
   return bytes
 }
 
+// A run's deflated stream as zlib made it is a view of zlib's output buffer of 16 KiB, or a copy of several
+// (tens of KB), both from glibc's heap: copied into a slab too, so that those go at the next collection.
+// Held there until the gzip body is joined, they were what left that heap full of holes after every
+// rebuild of the runs (issue 26).
+const inSlab = (deflated: Buffer): Buffer => {
+  const bytes = runBuffer(deflated.length)
+  deflated.copy(bytes)
+  return bytes
+}
+
 // A run's plain JSON: kept, or inflated again (not kept: the caller decides what to hold).
 const jsonOf = (run: Run): Buffer => run.json ?? inflatePart(run.deflated!)
 
@@ -284,13 +294,13 @@ export class ClientPayload {
       this.counters.runsDeflated++
       const json = run.json!
       if (missing < deflateInlineBelow) {
-        run.deflated = deflatePart(json)
+        run.deflated = inSlab(deflatePart(json))
         continue
       }
       runsDeflating.add(run)
       deflatePartOffThread(json, (deflated) => {
         runsDeflating.delete(run)
-        run.deflated ??= deflated
+        run.deflated ??= deflated && inSlab(deflated)
       })
     }
   }
