@@ -42,6 +42,19 @@ t.test('requests share their methods and the empty query; a query string is pars
   t.equal(json.headers.get('content-type'), 'application/json; charset=utf-8', 'an object body is sent as JSON')
 })
 
+// A POST route that keeps each body's text and answers 202.
+const bodyRecorder = (path: string, bodies: string[]): Route => ({
+  method: 'POST',
+  path,
+  access: 'public',
+  body: true,
+  bodyText: true,
+  handler: (req) => {
+    bodies.push(req.bodyText ?? '')
+    return { status: 202 }
+  },
+})
+
 // Routes without parameters are given to uWS for their exact paths; everything else still reaches the
 // router. Headers made once go to uWS as one block, beside the CORS ones; a body is decoded as sent.
 t.test('a route without parameters answers as through the router; its fixed headers arrive whole beside the CORS ones; a body keeps its bytes', async (t) => {
@@ -53,17 +66,7 @@ t.test('a route without parameters answers as through the router; its fixed head
   server.serve(
     [
       { method: 'GET', path: '/exact', access: 'public', cors: true, handler: () => ({ status: 200, body: '{"a":1}', headers: own }) },
-      {
-        method: 'POST',
-        path: '/exact',
-        access: 'public',
-        body: true,
-        bodyText: true,
-        handler: (req) => {
-          bodies.push(req.bodyText ?? '')
-          return { status: 202 }
-        },
-      },
+      bodyRecorder('/exact', bodies),
     ],
     { byToken: nobody, bySession: nobody },
   )
@@ -91,22 +94,7 @@ t.test('a body that arrives in many chunks is read whole, with or without its le
   const server = await startHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 4 * 2 ** 20 })
   t.teardown(() => server.close())
   const nobody = (): Principal | undefined => undefined
-  server.serve(
-    [
-      {
-        method: 'POST',
-        path: '/echo',
-        access: 'public',
-        body: true,
-        bodyText: true,
-        handler: (req) => {
-          bodies.push(req.bodyText ?? '')
-          return { status: 202 }
-        },
-      },
-    ],
-    { byToken: nobody, bySession: nobody },
-  )
+  server.serve([bodyRecorder('/echo', bodies)], { byToken: nobody, bySession: nobody })
   // 3 bytes of ASCII then a 4-byte character: the character straddles most chunk bounds a kernel picks.
   const text = `{"v":"${'abc\u{1F600}'.repeat(150_000)}"}`
   const bytes = Buffer.from(text)
