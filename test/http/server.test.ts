@@ -86,8 +86,8 @@ t.test('a route without parameters answers as through the router; its fixed head
   t.same(bodies, ['\ufeff{}', '{\ufffd}'], 'a byte order mark is kept; a byte that is not UTF-8 is replaced')
 })
 
-// A body of many chunks with a declared length is gathered into one buffer that doubles as it fills (a
-// megabyte: from 64 KiB, five times); without a length (chunked transfer encoding) chunk by chunk. Either way the text is the bytes sent, a character of
+// A body of many chunks is gathered into one buffer that doubles as it fills (a megabyte: from 64 KiB, five
+// times), up to its declared length or, without one (chunked transfer encoding), up to the limit. Either way the text is the bytes sent, a character of
 // four bytes split between chunks included.
 t.test('a body that arrives in many chunks is read whole, with or without its length declared', async (t) => {
   const bodies: string[] = []
