@@ -77,6 +77,7 @@ import type { EventRecord } from './domain/events.js'
 import { isOutsideClientPayload } from './domain/project-curation.js'
 import { LifecycleStages } from './read/lifecycle-stages.js'
 import { ProjectInsights, type ProjectInsightsSnapshot } from './read/project-insights.js'
+import { glibcTrim, trimAfterFullCollections } from './native-heap.js'
 
 // The first of these paths (relative to this file) that exists: this file runs from dist/src (a build)
 // or from src/ (tests).
@@ -309,6 +310,8 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
           config.readPagesReleaseMs,
         ).unref()
       : undefined
+  const trim = config.nativeHeapTrimMs > 0 ? glibcTrim() : undefined
+  const stopTrims = trim && trimAfterFullCollections(trim, config.nativeHeapTrimMs, (ms) => logger.debug('glibc heap trimmed after a full collection', { ms: Math.round(ms * 100) / 100 }))
   const plainBodiesTimer = setInterval(() => {
     const runs = clientFeatures.letDuePlainBodiesGo()
     if (runs > 0) logger.debug('plain client bodies no SDK asked for lately are let go', { runs })
@@ -319,6 +322,7 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     clearInterval(stagesTimer)
     clearInterval(pagesTimer)
     clearInterval(plainBodiesTimer)
+    stopTrims?.()
     await deps.lifecycleStages.flush()
     await deps.lastSeen.flush()
     await deps.tokenSeen.flush()
