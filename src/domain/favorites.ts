@@ -1,8 +1,7 @@
 import { ok, type Result } from './errors.js'
 import { draft, type EventDraft } from './events.js'
 import { findFeature } from './features.js'
-import { updateEntry } from './immutable.js'
-import type { ProjectState } from './project-state.js'
+import { updateFeatureIn, type ProjectState } from './project-state.js'
 import type { WithMeta } from './world.js'
 
 type FavoriteFeature = { type: 'favorite.feature'; feature: string; userKey: string; favorite: boolean }
@@ -38,7 +37,7 @@ export const evolveFavorites = (state: ProjectState, event: EventDraft): Project
     case 'feature-favorited':
     case 'feature-unfavorited': {
       const on = event.type === 'feature-favorited'
-      return { ...state, features: updateEntry(state.features, String(event.featureName), (f) => ({ ...f, favoritedBy: toggled(f.favoritedBy, event.data.userKey, on) })) }
+      return { ...state, features: updateFeatureIn(state.features, String(event.featureName), (f) => ({ ...f, favoritedBy: toggled(f.favoritedBy, event.data.userKey, on) })) }
     }
     case 'project-favorited':
     case 'project-unfavorited':

@@ -2,9 +2,8 @@ import type { Tag } from '../schemas/shared.js'
 import { DomainError, badData, fail, ok, type Result } from './errors.js'
 import { draft, type CommandMeta, type EventDraft } from './events.js'
 import { findFeature } from './features.js'
-import { updateEntry } from './immutable.js'
 import { tagTypeMissing } from './tag-types.js'
-import type { Feature, ProjectState } from './project-state.js'
+import { updateFeatureIn, type Feature, type ProjectState } from './project-state.js'
 import type { WithMeta } from './world.js'
 
 // What tagging may know of the instance: the tag types. Whether a tag is new (tag-created) is the
@@ -120,11 +119,11 @@ export const evolveFeatureTags = (state: ProjectState, event: EventDraft): Proje
   const name = String(event.featureName)
   if (event.type === 'feature-tagged') {
     const tag: Tag = { type: event.data.type, value: event.data.value }
-    return { ...state, features: updateEntry(state.features, name, (f) => (hasTag(f.tags, tag) ? f : { ...f, tags: [...f.tags, tag] })) }
+    return { ...state, features: updateFeatureIn(state.features, name, (f) => (hasTag(f.tags, tag) ? f : { ...f, tags: [...f.tags, tag] })) }
   }
   if (event.type === 'feature-untagged') {
     const tag: Tag = { type: event.preData.type, value: event.preData.value }
-    return { ...state, features: updateEntry(state.features, name, (f) => ({ ...f, tags: f.tags.filter((t) => !sameTag(t, tag)) })) }
+    return { ...state, features: updateFeatureIn(state.features, name, (f) => ({ ...f, tags: f.tags.filter((t) => !sameTag(t, tag)) })) }
   }
   return state
 }

@@ -2,8 +2,7 @@ import type { CompleteFeature } from '../schemas/lifecycle.js'
 import { ok, type Result } from './errors.js'
 import { draft, type EventDraft } from './events.js'
 import { findActiveFeature } from './features.js'
-import { updateEntry } from './immutable.js'
-import type { LifecycleStage, ProjectState } from './project-state.js'
+import { updateFeatureIn, type LifecycleStage, type ProjectState } from './project-state.js'
 import type { WithMeta } from './world.js'
 
 type CompleteFeatureCommand = { type: 'feature.complete'; feature: string; input: CompleteFeature }
@@ -39,7 +38,7 @@ export const evolveLifecycle = (state: ProjectState, event: EventDraft): Project
   if (event.type === 'feature-completed') {
     return {
       ...state,
-      features: updateEntry(state.features, name, (f) => {
+      features: updateFeatureIn(state.features, name, (f) => {
         const previous = f.lifecycle.find((l) => l.stage === 'completed')
         const completed: LifecycleStage = {
           stage: 'completed',
@@ -52,7 +51,7 @@ export const evolveLifecycle = (state: ProjectState, event: EventDraft): Project
     }
   }
   if (event.type === 'feature-uncompleted') {
-    return { ...state, features: updateEntry(state.features, name, (f) => ({ ...f, lifecycle: f.lifecycle.filter((l) => l.stage !== 'completed') })) }
+    return { ...state, features: updateFeatureIn(state.features, name, (f) => ({ ...f, lifecycle: f.lifecycle.filter((l) => l.stage !== 'completed') })) }
   }
   return state
 }

@@ -1,5 +1,6 @@
 import type { FeatureNaming } from '../schemas/projects.js'
 import type { Constraint, CreateFeatureStrategy, FeatureVariant, StrategyVariant, Tag } from '../schemas/shared.js'
+import { updateEntry } from './immutable.js'
 
 export type ProjectMode = 'open' | 'protected' | 'private'
 
@@ -75,6 +76,40 @@ export interface Feature {
   // The user id its feature-created event carries (-42 for an admin token); absent in flags created
   // before it was kept, null when the event had none.
   createdByUserId?: number | null
+}
+
+// The flags with one flag changed by `update`, which returns it changed (by a spread, `{ ...f, stale }`), or
+// unchanged. A flag changed by spreads at a few places ends in a hidden class with 4 of its fields in the
+// object and the others in an array of their own (V8's clone of a clone): 168 bytes where its literal is
+// 136, on each of 50,000 flags imported through the API, and a slower read of every field after (issue
+// 26). So a changed flag is kept as one literal. A field a flag does not have stays away, except
+// createdByUserId (its literal has it, even undefined).
+export const updateFeatureIn = (features: ReadonlyMap<string, Feature>, name: string, update: (feature: Feature) => Feature): ReadonlyMap<string, Feature> =>
+  updateEntry(features, name, (feature) => {
+    const changed = update(feature)
+    return changed === feature ? feature : featureLiteral(changed)
+  })
+
+const featureLiteral = (f: Feature): Feature => {
+  const literal: Feature = {
+    name: f.name,
+    project: f.project,
+    type: f.type,
+    description: f.description,
+    impressionData: f.impressionData,
+    stale: f.stale,
+    archived: f.archived,
+    archivedAt: f.archivedAt,
+    createdAt: f.createdAt,
+    environments: f.environments,
+    dependencies: f.dependencies,
+    tags: f.tags,
+    lifecycle: f.lifecycle,
+    createdByUserId: f.createdByUserId,
+  }
+  if (f.potentiallyStale !== undefined) literal.potentiallyStale = f.potentiallyStale
+  if (f.favoritedBy !== undefined) literal.favoritedBy = f.favoritedBy
+  return literal
 }
 
 // Project roles by user id and by group id.

@@ -18,7 +18,7 @@ import {
 } from './features.js'
 import { SmallMap, updateEntry, withEntry, withoutEntry } from './immutable.js'
 import { carryFlagFacts } from './flag-facts.js'
-import type { Dependency, Feature, FeatureEnvironment, ProjectEnvironment, ProjectState, Strategy } from './project-state.js'
+import { updateFeatureIn, type Dependency, type Feature, type FeatureEnvironment, type ProjectEnvironment, type ProjectState, type Strategy } from './project-state.js'
 import {
   decideAddProjectEnvironment,
   decideCreateProject,
@@ -171,7 +171,7 @@ const eachEnvironment = (feature: Feature, change: (env: FeatureEnvironment) => 
 
 const updateFeature = (state: ProjectState, name: string | null | undefined, update: (feature: Feature) => Feature): ProjectState => ({
   ...state,
-  features: updateEntry(state.features, String(name), update),
+  features: updateFeatureIn(state.features, String(name), update),
 })
 
 const updateFeatureEnvironment = (

@@ -3,8 +3,7 @@ import { forgetPotentiallyStaleTime, potentiallyStaleNotBefore, type StaleCounts
 import { draft, type EventDraft } from './events.js'
 import { findFeature } from './features.js'
 import type { Lifetimes } from './feature-types.js'
-import { updateEntry } from './immutable.js'
-import type { Feature, ProjectState } from './project-state.js'
+import { updateFeatureIn, type Feature, type ProjectState } from './project-state.js'
 import type { WithMeta } from './world.js'
 
 type SetStale = { type: 'feature.setStale'; names: string[]; stale: boolean }
@@ -61,5 +60,5 @@ export const decideSetStale = (state: ProjectState, { names, stale, world, meta 
 
 export const evolvePotentiallyStale = (state: ProjectState, event: EventDraft): ProjectState =>
   event.type === 'feature-potentially-stale-on'
-    ? { ...state, features: updateEntry(state.features, String(event.featureName), (f) => ({ ...f, potentiallyStale: true })) }
+    ? { ...state, features: updateFeatureIn(state.features, String(event.featureName), (f) => ({ ...f, potentiallyStale: true })) }
     : state

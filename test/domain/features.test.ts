@@ -1,4 +1,5 @@
 import t from 'tap'
+import { setFlagsFromString } from 'node:v8'
 import * as v from 'valibot'
 import { createFeatureSchema, replaceFeatureSchema } from '../../src/schemas/features.js'
 import { Scenario, assertError, errorOf, featureInput, typesOf } from './fixtures/scenario.js'
@@ -387,4 +388,23 @@ t.test('a patch result is validated with the feature schema', async (t) => {
   const error = errorOf(s.decide('web', { type: 'feature.patch', name: 'checkout', patch: [{ op: 'replace', path: '/impressionData', value: 'yes' }] }))
   t.equal(error.kind, 'BadDataError')
   t.match(error.message, /Could not apply provided patch: .+/)
+})
+
+t.test('a flag changed again and again keeps the hidden class of a flag just created', async (t) => {
+  // V8's own test of hidden classes, compiled once the flag that allows it is set.
+  setFlagsFromString('--allow-natives-syntax')
+  const sameHiddenClass = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean
+  const s = new Scenario()
+  s.createProject('p')
+  s.createFeature('p', 'changed', { description: 'first' })
+  s.addStrategy('p', 'changed', 'development', { name: 'default' })
+  s.toggle('p', 'changed', 'development', true)
+  s.ok('p', { type: 'feature.update', name: 'changed', input: v.parse(replaceFeatureSchema, { description: 'second', stale: true }) })
+  s.addStrategy('p', 'changed', 'production', { name: 'default' })
+  s.createFeature('p', 'fresh')
+  const changed = s.feature('p', 'changed')
+  t.ok(sameHiddenClass(changed, s.feature('p', 'fresh')), 'the changed flag has the fresh flag’s hidden class')
+  t.match(changed, { name: 'changed', description: 'second', stale: true }, 'and its changes')
+  t.equal(changed.environments.get('development')?.enabled, true, 'enabled in development')
+  t.equal(changed.environments.get('production')?.strategies.length, 1, 'with its strategy in production')
 })
