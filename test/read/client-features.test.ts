@@ -251,6 +251,19 @@ t.test('a plain body no SDK asked for in plainKeptMs is let go from the timer, t
   t.equal(model.letDuePlainBodiesGo(), 0, 'a body just asked for stays')
 })
 
+t.test("a plain body is let go from the timer once another scope's gzip answer took its runs' JSON", async (t) => {
+  const { world, model, q } = await plainAskedLongAgo(3000)
+  // Every flag is in project web: this scope's answer is built from the same runs, and is another answer.
+  const web = query({ projects: ['web'] })
+  t.not(model.payload(web), model.payload(q), 'another answer')
+  t.ok(await gzipped(model.payload(web)), "its gzip answer, which lets the shared runs' JSON go")
+  model.letDuePlainBodiesGo()
+  const inflated = model.counters.runsInflated
+  const runs = model.counters.runsDeflated
+  t.equal(text(model.payload(q)), fresh(world, q), 'the first scope asked for its plain body again')
+  t.equal(model.counters.runsInflated - inflated, runs, 'joined again from every run inflated: its joined body had gone')
+})
+
 t.test('a plain body is not let go before it is due, nor the JSON of a run not deflated yet', async (t) => {
   const world = new World(wordy(3000, 2000))
   const model = world.model(200)
