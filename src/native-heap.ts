@@ -10,19 +10,28 @@ import { PerformanceObserver, constants } from 'node:perf_hooks'
 // JavaScript cannot call it: koffi (a foreign function interface, prebuilt for each platform and published
 // on npm) does, on libuv's thread pool: a trim holds each arena's lock while it walks the arena's free
 // blocks, 3-15 ms for the main heap during an import at 50,000 flags, which the event loop does not wait
-// for (only an allocation from the arena being trimmed does). undefined where there is no glibc (musl,
-// other systems) or koffi does not load.
+// for (only an allocation from the arena being trimmed does). koffi and libc are loaded at the first trim,
+// not at the start (7 ms); where they do not load (no glibc: musl, other systems) nothing is trimmed.
 export type TrimNativeHeap = (done: () => void) => void
 
-export const glibcTrim = (): TrimNativeHeap | undefined => {
-  const glibc = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime
-  if (process.platform !== 'linux' || glibc === undefined) return undefined
+type MallocTrim = { async: (pad: number, done: () => void) => void }
+
+const loadMallocTrim = (): MallocTrim | undefined => {
   try {
     const koffi = createRequire(import.meta.url)('koffi') as typeof import('koffi')
-    const mallocTrim = koffi.load('libc.so.6').func('int malloc_trim(size_t pad)') as { async: (pad: number, done: () => void) => void }
-    return (done) => mallocTrim.async(0, done)
+    return koffi.load('libc.so.6').func('int malloc_trim(size_t pad)') as MallocTrim
   } catch {
     return undefined
+  }
+}
+
+export const glibcTrim = (): TrimNativeHeap | undefined => {
+  if (process.platform !== 'linux') return undefined
+  let mallocTrim: MallocTrim | undefined | null = null
+  return (done) => {
+    if (mallocTrim === null) mallocTrim = loadMallocTrim()
+    if (mallocTrim === undefined) done()
+    else mallocTrim.async(0, done)
   }
 }
 
