@@ -228,7 +228,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     trustProxy: trustProxy(env.TRUST_PROXY),
     metricsFlushMs: integer(env.METRICS_FLUSH_MS, 1000, 'METRICS_FLUSH_MS'),
     readPagesReleaseMs: integer(env.READ_PAGES_RELEASE_MS, 2_000, 'READ_PAGES_RELEASE_MS'),
-    nativeHeapTrimMs: integer(env.NATIVE_HEAP_TRIM_MS, 1_000, 'NATIVE_HEAP_TRIM_MS'),
+    nativeHeapTrimMs: integer(env.NATIVE_HEAP_TRIM_MS, 100, 'NATIVE_HEAP_TRIM_MS'),
     // How often flags past their type's lifetime are marked potentially stale.
     potentiallyStaleCheckMs: integer(env.POTENTIALLY_STALE_CHECK_MS, 60_000, 'POTENTIALLY_STALE_CHECK_MS') || 60_000,
     defaultAdminUsername: env.UNLEASH_DEFAULT_ADMIN_USERNAME || 'admin',

@@ -37,7 +37,9 @@ export const glibcTrim = (): TrimNativeHeap | undefined => {
 
 // A trim after each full collection (that is when V8 frees the ArrayBuffers and native memory that
 // JavaScript objects held), at most one every `minGapMs`: a later collection within the gap is trimmed
-// after it at the gap's end. `took` hears each trim's duration. Returns stop().
+// after it at the gap's end. The gap is short (100 ms by default): with 1 s, a collection soon after a trim
+// left what it freed resident for up to a second, and a reading of the RSS after it could come first.
+// `took` hears each trim's duration. Returns stop().
 export const trimAfterFullCollections = (trim: TrimNativeHeap, minGapMs: number, took: (ms: number) => void): (() => void) => {
   let last = -Infinity
   let timer: NodeJS.Timeout | undefined
