@@ -258,15 +258,14 @@ export class ClientPayload {
   // From a timer: a plain body goes once it is due even when no gzip poll comes to let it go (SDKs that poll
   // with their ETag are answered 304 and ask for no body; at 50,000 flags a plain body held so kept 50 MB).
   // Runs not deflated yet (a scope no SDK asked gzip of) are deflated first, and the body goes at a call
-  // once none is deflating: their JSON is the only copy until then. It goes when a run holds JSON or the
-  // joined body is held: another scope's answer that shares the runs may have let their JSON go while this
-  // one kept its joined body (a gzip scope beside a plain one: at 50,000 flags 53 MB stayed for good).
-  // How many runs let their JSON go.
+  // once none is deflating: their JSON is the only copy until then. The joined body goes even when no run
+  // holds JSON: another scope's answer that shares the runs may have let their JSON go while this one kept
+  // its joined body (a gzip scope beside a plain one: at 50,000 flags 53 MB stayed for good). How many
+  // runs let their JSON go.
   letPlainGoIfDue(): number {
     if (!this.#plainHeld || !this.#plainDue()) return 0
     this.#deflate()
     if (this.runs.some((run) => runsDeflating.has(run))) return 0
-    if (this.#plain === undefined && this.runs.every((run) => run.json === undefined)) return 0
     return this.#letPlainGo()
   }
 
