@@ -1,5 +1,5 @@
 import { Packr, addExtension } from 'msgpackr'
-import { PersistentMap, SmallMap } from '../domain/immutable.js'
+import { chunkEntries, PersistentMap, SmallMap } from '../domain/immutable.js'
 import { blobBytesPerTransaction, type EventLog, type SnapshotEntry, type SnapshotSet } from '../store/log.js'
 import { afterDecode, blobBytes, blobId, blobSink, sharedDecoded } from '../store/snapshot-blobs.js'
 import { nextTurn, Slices } from '../next-turn.js'
@@ -20,16 +20,17 @@ const chunkCodec = new Packr({ structuredClone: true, moreTypes: true })
 const chunkEncoder = new Packr({ moreTypes: true })
 const chunkNames = new WeakMap<object, string>()
 
+// A chunk as stored: its slots' entries as pairs, an empty slot undefined.
 type Chunk = readonly (readonly [unknown, unknown] | undefined)[]
 
-const chunkName = (chunk: Chunk): string => {
+const chunkName = (chunk: readonly unknown[]): string => {
   const sink = blobSink()
   let name = chunkNames.get(chunk)
   if (name !== undefined && !sink.reference(name)) return name
   // Not copied: msgpackr never writes over an answer it gave (it starts the next after it, or in a new
   // buffer), and the set holds a chunk's bytes only until they are written. A copy doubled the external
   // memory a set allocates (43 MB more at 50,000 flags), which V8 answers with full collections.
-  const bytes = chunkEncoder.pack(chunk)
+  const bytes = chunkEncoder.pack(chunkEntries(chunk))
   if (name === undefined) {
     name = blobId(bytes)
     chunkNames.set(chunk, name)

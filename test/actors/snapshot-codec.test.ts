@@ -1,5 +1,6 @@
 import t from 'tap'
 import { open } from 'lmdb'
+import { Packr } from 'msgpackr'
 import { decodeSnapshotSet, encodeSnapshotSet, EventLog } from '../../src/store/log.js'
 import { snapshotFormat } from '../../src/actors/recovery.js'
 import { PersistentMap, withEntry, withoutEntry } from '../../src/domain/immutable.js'
@@ -65,6 +66,22 @@ t.test('a set writes only the chunks changed since the last one and keeps no blo
   again.add(entry)
   t.equal(again.fresh.size, 0, 'a restored map keeps its chunks and their names: nothing to write')
   await reopened.close()
+})
+
+t.test('a chunk is stored as the list of its entries as pairs (the format sets were written in before)', async (t) => {
+  const path = t.testdir()
+  const features = withoutEntry(PersistentMap.from(Array.from({ length: 3 }, (_, i) => [`flag-${i}`, { rollout: i }])), 'flag-1')
+  const log = EventLog.open(path)
+  await log.append([{ text: 'a' }]).committed
+  const set = log.snapshotSet(snapshotFormat)
+  set.add({ key: 'project:web', lastId: 1, state: { features } })
+  await log.writeSnapshotSet(set)
+  await log.close()
+  const root = open({ path, compression: false, noSubdir: false })
+  const blobs = [...root.openDB<Buffer, string>({ name: 'snapshot-blobs', encoding: 'binary' }).getRange()].map(({ value }) => value)
+  await root.close()
+  t.equal(blobs.length, 1)
+  t.same(new Packr({ structuredClone: true, moreTypes: true }).unpack(blobs[0]), [['flag-0', { rollout: 0 }], undefined, ['flag-2', { rollout: 2 }]])
 })
 
 t.test('a set whose blob is missing is not used', async (t) => {

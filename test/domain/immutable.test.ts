@@ -1,5 +1,5 @@
 import t from 'tap'
-import { PersistentMap, SmallMap, keyHashForTests, updateEntry, withEntry, withoutEntry } from '../../src/domain/immutable.js'
+import { PersistentMap, SmallMap, chunkEntries, keyHashForTests, updateEntry, withEntry, withoutEntry } from '../../src/domain/immutable.js'
 
 const names = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `flag-${from + i}`)
 
@@ -154,6 +154,17 @@ t.test('keys whose hashes are equal are told apart', async (t) => {
     t.equal(built.get(b), `b:${b}`)
   }
   t.equal(built.get('flag-299'), 'flag-299')
+})
+
+t.test('a map keeps its entries in chunks of keys and values, with no array of its own per entry', async (t) => {
+  const map = withoutEntry(PersistentMap.from(names(70).map((name, i): [string, number] => [name, i])), 'flag-1')
+  const [first, second] = (map as PersistentMap<string, number>).chunkList
+  t.equal(first.length, 128, '64 slots: a key and a value each')
+  t.same(first.slice(0, 2), ['flag-0', 0])
+  t.same(first.slice(4, 6), ['flag-2', 2])
+  t.equal(first.filter((item) => Array.isArray(item)).length, 0, 'no pair arrays')
+  t.same(chunkEntries(first).slice(0, 3), [['flag-0', 0], undefined, ['flag-2', 2]], 'read back as pairs, the removed slot empty')
+  t.same(chunkEntries(second), names(70).slice(64).map((name, i) => [name, 64 + i]))
 })
 
 t.test('a map past 2,048 and 65,536 entries (the chunk trie grows a level) keeps every entry in order', async (t) => {
