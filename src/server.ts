@@ -20,7 +20,7 @@ import { strategyRoutes } from './api/strategies.routes.js'
 import { contextFieldRoutes } from './api/context-fields.routes.js'
 import { dependencyRoutes } from './api/dependencies.routes.js'
 import { frontendRoutes } from './api/frontend.routes.js'
-import { ofrepRoutes } from './api/ofrep.routes.js'
+import { ofrepBulkAnswers, ofrepRoutes } from './api/ofrep.routes.js'
 import { openApiRoutes } from './api/openapi.routes.js'
 import { playgroundRoutes } from './api/playground.routes.js'
 import { segmentRoutes } from './api/segments.routes.js'
@@ -32,6 +32,7 @@ import { patRoutes } from './api/pats.routes.js'
 import { signupTokenRoutes } from './api/signup-tokens.routes.js'
 import { userRoutes } from './api/users.routes.js'
 import { Evaluators } from './read/evaluators.js'
+import { FrontendAnswers } from './read/frontend-answers.js'
 import { bootstrap } from './bootstrap.js'
 import type { Config } from './config.js'
 import { isInstanceEvent } from './domain/instance.js'
@@ -237,6 +238,8 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
     config,
     clock,
   }
+  const frontendAnswers = new FrontendAnswers(evaluators)
+  const ofrepAnswers = ofrepBulkAnswers(deps, evaluators)
   const routesWith = (insights: ProjectInsights, replication: Replication, snapshot: () => SnapshotAge): Route[] => {
     const routes = [
       ...healthRoutes({ replication }),
@@ -266,8 +269,8 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
       ...variantRoutes(deps),
       ...dependencyRoutes(deps),
       ...playgroundRoutes(deps, evaluators),
-      ...frontendRoutes(deps, evaluators),
-      ...ofrepRoutes(deps, evaluators),
+      ...frontendRoutes(deps, frontendAnswers),
+      ...ofrepRoutes(deps, evaluators, ofrepAnswers),
       ...userRoutes(deps),
       ...accessRoutes(deps),
       ...patRoutes(deps),
@@ -312,16 +315,18 @@ const readSide = (config: Config, { registry, dispatcher, log, clientRevisions, 
       : undefined
   const trim = config.nativeHeapTrimMs > 0 ? glibcTrim() : undefined
   const stopTrims = trim && trimAfterFullCollections(trim, config.nativeHeapTrimMs, (ms) => logger.debug('glibc heap trimmed after a full collection', { ms: Math.round(ms * 100) / 100 }))
-  const plainBodiesTimer = setInterval(() => {
+  const keptAnswersTimer = setInterval(() => {
     const runs = clientFeatures.letDuePlainBodiesGo()
     if (runs > 0) logger.debug('plain client bodies no SDK asked for lately are let go', { runs })
+    const answers = frontendAnswers.dropStale() + ofrepAnswers.dropStale()
+    if (answers > 0) logger.debug('remembered frontend and OFREP answers of flags since changed are let go', { answers })
   }, plainBodiesCheckMs).unref()
   const close = async () => {
     clientStreams.close()
     clearInterval(flushTimer)
     clearInterval(stagesTimer)
     clearInterval(pagesTimer)
-    clearInterval(plainBodiesTimer)
+    clearInterval(keptAnswersTimer)
     stopTrims?.()
     await deps.lifecycleStages.flush()
     await deps.lastSeen.flush()

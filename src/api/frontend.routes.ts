@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { DomainError } from '../domain/errors.js'
 import type { Principal, Reply, Request, Route } from '../http/types.js'
-import type { Evaluators } from '../read/evaluators.js'
 import { FrontendAnswers, type FrontendAnswer } from '../read/frontend-answers.js'
 import { frontendRequestSchema, sdkContextSchema } from '../schemas/playground.js'
 import type { EvalContext } from '../eval/types.js'
@@ -55,8 +54,8 @@ export const contextKey = (given: { sessionId?: unknown; remoteAddress?: unknown
 
 const notModified: Reply = Object.freeze({ status: 304 })
 
-export const frontendRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] => {
-  const answers = new FrontendAnswers(evaluators)
+// `answers`: the remembered answers, which the server's timer empties once stale.
+export const frontendRoutes = (deps: ApiDeps, answers: FrontendAnswers): Route[] => {
   // The reply of each answer, made once: an answer served from the cache is served with no allocation.
   const replies = new WeakMap<FrontendAnswer, Reply>()
   const answer = (req: Request, key: string | undefined, raw: () => Record<string, unknown>): Reply =>

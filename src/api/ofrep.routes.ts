@@ -45,7 +45,8 @@ const parseRequest = (text: string, key?: string): Parsed => {
 
 const inScopeOf = (principal: Principal) => (principal.projects.includes('*') ? () => true : (project: string) => principal.projects.includes(project))
 
-export const ofrepRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] => {
+// The bulk evaluations remembered for contexts that repeat (the server's timer empties them once stale).
+export const ofrepBulkAnswers = (deps: Pick<ApiDeps, 'reads'>, evaluators: Evaluators): FrontendAnswers => {
   // Every flag in scope, by name, as the frontend API's toggles are ordered.
   const renderBulk: RenderAnswer = (evaluator, context, inScope, scope) => {
     const features: Feature[] = []
@@ -57,7 +58,10 @@ export const ofrepRoutes = (deps: ApiDeps, evaluators: Evaluators): Route[] => {
     const flags: OfrepEvaluation[] = features.map((feature) => ofrepEvaluation(feature.name, evaluator.evaluate(feature.name, context), ofrepFactsOf(feature, scope.environment)))
     return JSON.stringify({ flags })
   }
-  const bulk = new FrontendAnswers(evaluators, undefined, renderBulk)
+  return new FrontendAnswers(evaluators, undefined, renderBulk)
+}
+
+export const ofrepRoutes = (deps: ApiDeps, evaluators: Evaluators, bulk: FrontendAnswers): Route[] => {
   const replies = new WeakMap<FrontendAnswer, Reply>()
   const replyOf = (req: Request, answer: FrontendAnswer): Reply => {
     if (req.header('if-none-match') === answer.etag) return notModified

@@ -107,16 +107,27 @@ export class FrontendAnswers {
     return hit
   }
 
-  // Also empties the cache when the flags changed (the revision moved).
-  private scopeKeyOf(scope: FrontendScope): string {
+  // From a timer: the answers go once the flags changed (the revision moved), although no request came to
+  // find them stale (a frontend or OFREP answer of 50,000 flags is several MB). How many went.
+  dropStale(): number {
+    const dropped = this.cache.size
+    return this.emptyIfStale() ? dropped : 0
+  }
+
+  // Empties the cache when the flags changed; whether they did.
+  private emptyIfStale(): boolean {
     const revision = this.evaluators.revision()
-    if (revision !== this.revision) {
-      this.cache.clear()
-      this.byScope.clear()
-      this.newest = undefined
-      this.bytes = 0
-      this.revision = revision
-    }
+    if (revision === this.revision) return false
+    this.cache.clear()
+    this.byScope.clear()
+    this.newest = undefined
+    this.bytes = 0
+    this.revision = revision
+    return true
+  }
+
+  private scopeKeyOf(scope: FrontendScope): string {
+    this.emptyIfStale()
     let scopeKey = this.scopeKeys.get(scope)
     if (scopeKey === undefined) this.scopeKeys.set(scope, (scopeKey = `${scope.environment}\u0000${scope.projects.join('\u0001')}`))
     return scopeKey

@@ -99,3 +99,18 @@ t.test('the bytes held stay under the bound; the least recently used answer goes
   ask('k2', 'u')
   t.equal(source.evaluations, 5, 'k2 went')
 })
+
+t.test('the timer lets the remembered answers go once the flags changed, and keeps them while they hold', async (t) => {
+  const { source, answers, ask } = setup([forUser('a', 'alice'), forUser('b', 'bob')])
+  ask('alice', 'alice')
+  ask('bob', 'bob')
+  t.equal(answers.dropStale(), 0, 'the flags did not change: nothing goes')
+  t.equal(answers.size, 2)
+  source.revision++
+  t.equal(answers.dropStale(), 2, 'both answers go without a request')
+  t.equal(answers.size, 0)
+  ask('alice', 'alice')
+  t.equal(source.evaluations, 3, 'the next request evaluates again')
+  t.equal(answers.dropStale(), 0)
+  t.equal(answers.size, 1, 'and its answer is remembered')
+})
