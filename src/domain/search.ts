@@ -54,13 +54,21 @@ export const containsMatcher = (term: string): ((lowerText: string) => boolean) 
   return likePrefixMatcher(`%${lower}`)
 }
 
-export const textMatcher = (terms: string[]): ((lowerName: string, lowerDescription: string | null) => boolean) => {
+// The description is lower-cased here, and only when the name does not match: a lower-cased copy of every
+// description kept for searches was 2.8 MiB at 50,000 flags (issue 26); lower-casing them costs a text
+// search 2-5 ms there (measured on 50,000 descriptions of 80 characters).
+export const textMatcher = (terms: string[]): ((lowerName: string, description: string | null) => boolean) => {
   const matchers = terms.map(containsMatcher)
   if (matchers.length === 1) {
     const [matches] = matchers
-    return (name, description) => matches(name) || (description !== null && matches(description))
+    return (name, description) => matches(name) || (description !== null && matches(description.toLowerCase()))
   }
-  return (name, description) => matchers.some((m) => m(name) || (description !== null && m(description)))
+  return (name, description) => {
+    if (matchers.some((m) => m(name))) return true
+    if (description === null) return false
+    const lower = description.toLowerCase()
+    return matchers.some((m) => m(lower))
+  }
 }
 
 // state: `active` means not stale and any other word stale, unless `potentially-stale` is listed: then

@@ -34,7 +34,6 @@ interface Row {
   createdByUserId: number | null
   createdAtMs: number
   lowerName: string
-  lowerDescription: string | null
   tags: readonly Tag[]
   favoritedBy: readonly string[] | undefined
   // One segment id per use by a strategy (any environment).
@@ -192,7 +191,6 @@ const rowOf = (feature: Feature): Row => {
     createdByUserId: feature.createdByUserId ?? null,
     createdAtMs: Number.isNaN(createdAtMs) ? 0 : createdAtMs,
     lowerName: feature.name.toLowerCase(),
-    lowerDescription: feature.description === null ? null : feature.description.toLowerCase(),
     tags: feature.tags,
     favoritedBy: feature.favoritedBy,
     segmentUses: segmentUsesOf(feature),
@@ -470,7 +468,7 @@ export class FeatureSearchIndex {
     const found: Row[] = []
     for (const row of walk) {
       if (lifecycle ? !lifecycle(row.archived, ctx.lifecycle(row.feature).stage) : row.archived !== archived) continue
-      if (text && !text(row.lowerName, row.lowerDescription)) continue
+      if (text && !text(row.lowerName, row.feature.description)) continue
       if (project && !matchesValue(project, row.project)) continue
       if (type && !matchesValue(type, row.type)) continue
       if (createdBy && !matchesValue(createdBy, row.createdByUserId)) continue

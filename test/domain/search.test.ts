@@ -48,6 +48,9 @@ t.test('query terms: comma-separated, trimmed, empty ones dropped', async (t) =>
 t.test('a term is ILIKE %term% over the lower-cased name or description', async (t) => {
   const match = textMatcher(['checkout', 'srch_beta', 'a%z'])
   t.ok(match('x', 'new checkout page'))
+  t.ok(match('x', 'New CheckOut page'), 'the description is lower-cased')
+  t.ok(textMatcher(['Checkout'])('x', 'NEW CHECKOUT'), 'a single term too')
+  t.notOk(textMatcher(['checkout'])('x', 'check out'))
   t.notOk(match('x', null))
   t.ok(match('srch-beta', null), '_ is any one character')
   t.notOk(match('srch-eta', null))
