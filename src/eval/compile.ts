@@ -79,6 +79,8 @@ export interface CompiledFeature {
   activeStrategies: CompiledStrategy[]
   dependencies: EvalDependency[]
   segmentIds: number[]
+  // What the caller compiled it from (upsertFeature), for telling whether that changed since.
+  origin: object | undefined
 }
 
 export const enum EvaluationMode {
@@ -234,6 +236,7 @@ export const compileFeature = (
   source: EvalFeature,
   segmentsById: ReadonlyMap<number, CompiledSegment>,
   env: StrategyEnvironment,
+  origin?: object,
 ): CompiledFeature => {
   const impressionData = source.impressionData === true
   const sources = Array.isArray(source.strategies) ? source.strategies : []
@@ -282,5 +285,6 @@ export const compileFeature = (
     activeStrategies,
     dependencies,
     segmentIds,
+    origin,
   }
 }

@@ -119,6 +119,7 @@ export class Evaluator {
   #sortedVersion = 0
   #order: ExplainOrder | undefined
   #randomReads = 0
+  #size = 0
   readonly #env: StrategyEnvironment
 
   constructor(options: { hostname?: string; random?: () => number } = {}) {
@@ -180,17 +181,30 @@ export class Evaluator {
     this.#segments = segmentsById
     this.#byName = byName
     this.#featuresBySegment = featuresBySegment
+    this.#size = Object.keys(byName).length
     this.#sorted = undefined
     this.#sortedVersion++
   }
 
-  upsertFeature(feature: EvalFeature): void {
+  // `origin`: what the caller compiled it from, which originOf() gives back (compared there, so that the
+  // caller keeps no map of its own beside this one: 1.8 MiB at 50,000 flags).
+  upsertFeature(feature: EvalFeature, origin?: object): void {
     const previous = this.#byName[feature.name]
     if (previous !== undefined) unindex(this.#featuresBySegment, previous)
-    const next = compileFeature(feature, this.#segments, this.#env)
+    else this.#size++
+    const next = compileFeature(feature, this.#segments, this.#env, origin)
     this.#byName[next.name] = next
     index(this.#featuresBySegment, next)
     this.#placeSorted(next, previous !== undefined)
+  }
+
+  originOf(name: string): object | undefined {
+    return this.#byName[name]?.origin
+  }
+
+  // How many flags are compiled.
+  get size(): number {
+    return this.#size
   }
 
   removeFeature(name: string): void {
@@ -198,6 +212,7 @@ export class Evaluator {
     if (previous === undefined) return
     unindex(this.#featuresBySegment, previous)
     delete this.#byName[name]
+    this.#size--
     this.#dropSorted(name)
   }
 
@@ -220,7 +235,7 @@ export class Evaluator {
     for (const name of stale) {
       const feature = this.#byName[name]
       if (feature === undefined) continue
-      const recompiled = compileFeature(sourceOf(feature), next, this.#env)
+      const recompiled = compileFeature(sourceOf(feature), next, this.#env, feature.origin)
       this.#byName[name] = recompiled
       this.#placeSorted(recompiled, true)
     }

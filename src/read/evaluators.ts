@@ -38,7 +38,6 @@ export const evalFeature = (feature: Feature, environment: string): EvalFeature 
 interface Synced {
   evaluator: Evaluator
   revision: number
-  compiled: Map<string, Feature>
   segments: ReadonlyMap<number, Segment> | undefined
 }
 
@@ -59,7 +58,7 @@ export class Evaluators {
   for(environment: string): Evaluator {
     let synced = this.byEnvironment.get(environment)
     if (!synced) {
-      synced = { evaluator: new Evaluator(), revision: -1, compiled: new Map(), segments: undefined }
+      synced = { evaluator: new Evaluator(), revision: -1, segments: undefined }
       this.byEnvironment.set(environment, synced)
     }
     const revision = this.source.revision()
@@ -78,15 +77,14 @@ export class Evaluators {
       for (const feature of project.features.values()) {
         if (feature.archived) continue
         present++
-        if (synced.compiled.get(feature.name) === feature) continue
-        synced.evaluator.upsertFeature(evalFeature(feature, environment))
+        if (synced.evaluator.originOf(feature.name) === feature) continue
+        synced.evaluator.upsertFeature(evalFeature(feature, environment), feature)
         this.counters.flagsCompiled++
-        synced.compiled.set(feature.name, feature)
       }
     }
     // Every flag present is compiled now, so only a count above theirs means some compiled flag is gone: the
     // walk by name that finds it is made then alone (at 50,000 flags it is a few ms after each write).
-    if (synced.compiled.size > present) this.removeGone(synced)
+    if (synced.evaluator.size > present) this.removeGone(synced)
     synced.revision = revision
   }
 
@@ -95,11 +93,6 @@ export class Evaluators {
     for (const project of this.source.projects().values()) {
       for (const feature of project.features.values()) if (!feature.archived) present.add(feature.name)
     }
-    for (const name of synced.compiled.keys()) {
-      if (!present.has(name)) {
-        synced.evaluator.removeFeature(name)
-        synced.compiled.delete(name)
-      }
-    }
+    for (const name of synced.evaluator.featureNames()) if (!present.has(name)) synced.evaluator.removeFeature(name)
   }
 }

@@ -60,6 +60,28 @@ t.test('upsertFeature recompiles one feature and removeFeature drops it', async 
   evaluator.removeFeature('a')
 })
 
+t.test('a flag gives back what it was compiled from, through recompiles for segments, and the count follows', async (t) => {
+  const evaluator = new Evaluator()
+  evaluator.replaceAll([{ name: 'a', enabled: false, strategies: [] }], [inSegment(1, 'pro')])
+  t.equal(evaluator.size, 1)
+  t.equal(evaluator.originOf('a'), undefined, 'replaceAll is given none')
+  const origin = { version: 1 }
+  evaluator.upsertFeature(usingSegment('b', 1), origin)
+  t.equal(evaluator.originOf('b'), origin)
+  t.equal(evaluator.size, 2)
+  evaluator.setSegments([inSegment(1, 'free')])
+  t.equal(evaluator.evaluate('b', { properties: { plan: 'free' } }).enabled, true, 'recompiled for its changed segment')
+  t.equal(evaluator.originOf('b'), origin, 'with its origin')
+  const next = { version: 2 }
+  evaluator.upsertFeature(usingSegment('b', 1), next)
+  t.equal(evaluator.originOf('b'), next)
+  t.equal(evaluator.size, 2, 'a flag compiled again is counted once')
+  evaluator.removeFeature('b')
+  evaluator.removeFeature('b')
+  t.equal(evaluator.size, 1)
+  t.equal(evaluator.originOf('b'), undefined)
+})
+
 t.test('setSegments recompiles only the features that use a changed or removed segment', async (t) => {
   const evaluator = new Evaluator()
   evaluator.replaceAll(
