@@ -73,10 +73,18 @@ export interface CompiledFeature {
   projectId: string
   isEnabledInEnvironment: boolean
   hasStrategyList: boolean
-  // Every strategy, disabled ones included, for explain().
-  strategies: CompiledStrategy[]
-  // What an SDK sees: disabled strategies are never sent to it.
-  activeStrategies: CompiledStrategy[]
+  // The strategies as given (disabled ones included, for explain()); the first active one is compiled into
+  // the fields above and these three, and not again as a CompiledStrategy (issue 26: most flags have one
+  // strategy, and its object and the list of one were 7 MiB at 50,000 flags).
+  sources: readonly EvalStrategy[]
+  // Its place among the sources (-1: none is active), its constraints' tests by index, its segments.
+  firstIndex: number
+  firstConstraintTests: ContextTest[]
+  firstSegments: readonly SegmentReference[]
+  // The active strategies after the first (disabled ones are never sent to SDKs), which evaluate() runs in turn.
+  restActive: CompiledStrategy[]
+  // Every strategy but the first active one, in order, for explain() (restActive itself when none is disabled).
+  others: CompiledStrategy[]
   dependencies: EvalDependency[]
   segmentIds: number[]
   // What the caller compiled it from (upsertFeature), for telling whether that changed since.
@@ -104,6 +112,8 @@ const frozenResult = (enabled: boolean, variant: EvalResult['variant'], impressi
 // Shared by every flag and strategy that has none (most of them).
 const noTests: ContextTest[] = []
 const noSegments: readonly SegmentReference[] = []
+const noStrategies: CompiledStrategy[] = []
+const noSources: readonly EvalStrategy[] = []
 const noResults: EvalResult[] = []
 const noDependencies: EvalDependency[] = []
 const noIds: number[] = []
@@ -187,7 +197,12 @@ const guardTests = (constraints: EvalConstraint[], constraintTests: ContextTest[
   return ordered
 }
 
-// `withTest`: the strategy is active and not the flag's first active one, whose test the flag holds itself.
+const segmentReferences = (source: EvalStrategy, segmentsById: ReadonlyMap<number, CompiledSegment>): readonly SegmentReference[] => {
+  const segmentIds = source.segments ?? []
+  return segmentIds.length === 0 ? noSegments : segmentIds.map((id) => ({ id, segment: segmentsById.get(id) }))
+}
+
+// `withTest`: the strategy is active (not the flag's first active one, whose test the flag holds itself).
 const compileStrategy = (
   source: EvalStrategy,
   segmentsById: ReadonlyMap<number, CompiledSegment>,
@@ -197,8 +212,7 @@ const compileStrategy = (
 ): CompiledStrategy => {
   const parameters = stringParameters(source.parameters)
   const constraintTests = testsOf(source.constraints ?? [])
-  const segmentIds = source.segments ?? []
-  const segments = segmentIds.length === 0 ? noSegments : segmentIds.map((id) => ({ id, segment: segmentsById.get(id) }))
+  const segments = segmentReferences(source, segmentsById)
   const rule = compileStrategyRule(source.name, parameters, env)
   const definitions = source.variants ?? []
   // Unleash: SDK strategy.ts getResult: groupId is used raw ("undefined" when absent).
@@ -219,6 +233,23 @@ const compileStrategy = (
   }
 }
 
+// The flag's first active strategy as a CompiledStrategy, made for explain() from the flag's own fields.
+export const firstStrategyOf = (feature: CompiledFeature): CompiledStrategy => {
+  const source = feature.sources[feature.firstIndex]
+  return {
+    source,
+    parameters: stringParameters(source.parameters),
+    isDisabled: false,
+    constraintTests: feature.firstConstraintTests,
+    segments: feature.firstSegments,
+    // An unknown strategy's rule is never here, not undefined: explain() tells it by its name.
+    rule: feature.firstRule,
+    variants: feature.firstVariants,
+    variantResults: feature.firstVariantResults,
+    test: undefined,
+  }
+}
+
 // What a flag was compiled from, given back from its compiled form (which keeps the lists it was given): for
 // compiling it again when a segment changes. The object it came from is not kept with it (issue 26: 3.8 MiB
 // at 50,000 flags).
@@ -226,7 +257,7 @@ export const sourceOf = (feature: CompiledFeature): EvalFeature => ({
   name: feature.name,
   project: feature.projectId,
   enabled: feature.isEnabledInEnvironment,
-  strategies: feature.hasStrategyList ? feature.strategies.map((strategy) => strategy.source) : undefined,
+  strategies: feature.hasStrategyList ? (feature.sources as EvalStrategy[]) : undefined,
   variants: feature.variants?.definitions ?? [],
   dependencies: feature.dependencies,
   impressionData: feature.off.impressionData,
@@ -239,23 +270,28 @@ export const compileFeature = (
   origin?: object,
 ): CompiledFeature => {
   const impressionData = source.impressionData === true
-  const sources = Array.isArray(source.strategies) ? source.strategies : []
-  const firstActive = sources.findIndex((s) => s.disabled !== true)
-  const strategies = sources.map((s, i) => compileStrategy(s, segmentsById, env, impressionData, i > firstActive && s.disabled !== true))
+  const sources = Array.isArray(source.strategies) ? source.strategies : noSources
+  const firstIndex = sources.findIndex((s) => s.disabled !== true)
+  const firstSource = firstIndex < 0 ? undefined : sources[firstIndex]
+  const others =
+    sources.length === (firstIndex < 0 ? 0 : 1)
+      ? noStrategies
+      : sources.filter((_, i) => i !== firstIndex).map((s) => compileStrategy(s, segmentsById, env, impressionData, s.disabled !== true))
+  const restActive = others.some((s) => s.isDisabled) ? others.filter((s) => !s.isDisabled) : others
   const definitions = Array.isArray(source.variants) ? source.variants : []
   const variants =
     definitions.length > 0 ? compileVariants(definitions, source.name, definitions[0].stickiness ?? undefined, env.random) : undefined
   const projectId = source.project ?? 'default'
-  const activeStrategies = strategies.some((s) => s.isDisabled) ? strategies.filter((s) => !s.isDisabled) : strategies
   const dependencies = source.dependencies !== undefined && source.dependencies.length > 0 ? source.dependencies : noDependencies
-  const first = activeStrategies[0] as CompiledStrategy | undefined
+  const first = firstSource === undefined ? undefined : compileStrategy(firstSource, segmentsById, env, impressionData, false)
   const rollout = first === undefined ? undefined : plainRollout(first.source.name, first.parameters)
   // A rule that is never true runs no constraint either, as a conjunction with `never` in it (allOf): a DATE_*
   // constraint tells the clock watch what it read (observe()).
   const [guard, guardRest] =
     first === undefined || (first.rule ?? never) === never ? [never, always] : headAndRest(guardTests(first.source.constraints ?? [], first.constraintTests, first.segments))
   const live = !!source.enabled && Array.isArray(source.strategies)
-  const segmentIds = strategies.some((s) => s.segments.length > 0) ? [...new Set(strategies.flatMap((s) => s.segments.map((ref) => ref.id)))] : noIds
+  const usingSegments = sources.filter((s) => (s.segments ?? noIds).length > 0)
+  const segmentIds = usingSegments.length > 0 ? [...new Set(usingSegments.flatMap((s) => s.segments!))] : noIds
   return {
     mode: !live ? EvaluationMode.Off : dependencies.length === 0 && first !== undefined ? EvaluationMode.Strategies : EvaluationMode.General,
     firstGuard: guard,
@@ -270,7 +306,7 @@ export const compileFeature = (
     firstVariants: first?.variants,
     onWithoutVariant: impressionData ? onWithImpressions : on,
     off: impressionData ? offWithImpressions : offPlain,
-    strategyCount: activeStrategies.length,
+    strategyCount: first === undefined ? 0 : 1 + restActive.length,
     firstVariantResults: first?.variantResults ?? noResults,
     variants,
     variantResults: definitions.length === 0 ? noResults : definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData)),
@@ -281,8 +317,12 @@ export const compileFeature = (
     projectId,
     isEnabledInEnvironment: !!source.enabled,
     hasStrategyList: Array.isArray(source.strategies),
-    strategies,
-    activeStrategies,
+    sources,
+    firstIndex,
+    firstConstraintTests: first?.constraintTests ?? noTests,
+    firstSegments: first?.segments ?? noSegments,
+    restActive,
+    others,
     dependencies,
     segmentIds,
     origin,

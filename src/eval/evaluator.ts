@@ -72,8 +72,8 @@ const evaluateFeature = (feature: CompiledFeature, ctx: EvalContext, features: F
     }
     return flagVariant(feature, ctx)
   }
-  const strategies = feature.activeStrategies
-  for (let s = 1; s < count; s++) {
+  const strategies = feature.restActive
+  for (let s = 0; s < count - 1; s++) {
     const strategy = strategies[s]
     if (!strategy.test!(ctx)) continue
     if (strategy.variants !== undefined) {

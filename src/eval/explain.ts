@@ -1,5 +1,5 @@
 import type { Utf8Builder } from './utf8-builder.js'
-import type { CompiledFeature, CompiledStrategy } from './compile.js'
+import { firstStrategyOf, type CompiledFeature, type CompiledStrategy } from './compile.js'
 import type { ContextTest } from './operators.js'
 import type { EvalConstraint, EvalContext, EvalResult, EvalVariantResult } from './types.js'
 
@@ -90,9 +90,9 @@ export const explainFeature = (
   let winningResult: EvalResult | undefined
   let winningVariants: CompiledStrategy | undefined
   let data = ''
-  const strategies = feature.strategies
-  for (let s = 0; s < strategies.length; s++) {
-    const strategy = strategies[s]
+  const { sources, others, firstIndex } = feature
+  for (let s = 0; s < sources.length; s++) {
+    const strategy = s === firstIndex ? firstStrategyOf(feature) : others[s < firstIndex || firstIndex < 0 ? s : s - 1]
     const { source } = strategy
     const constraints = constraintsJson(source.constraints ?? [], strategy.constraintTests, ctx)
     let conditionsPass = allTrue
@@ -136,7 +136,7 @@ export const explainFeature = (
 
   let strategiesResult: boolean | 'unknown'
   if (!feature.hasStrategyList) strategiesResult = false
-  else if (feature.activeStrategies.length === 0) strategiesResult = feature.isEnabledInEnvironment
+  else if (feature.strategyCount === 0) strategiesResult = feature.isEnabledInEnvironment
   else if (anyCompleteTrue) strategiesResult = true
   else if (anyUnknown) strategiesResult = 'unknown'
   else strategiesResult = false

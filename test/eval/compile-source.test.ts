@@ -26,3 +26,18 @@ t.test('what compiling reads the same way comes back in one form', async (t) => 
   t.equal(again.mode, compileFeature({ name: 'bare', enabled: false }, new Map(), env).mode)
   t.equal(again.hasStrategyList, false)
 })
+
+t.test('a flag with one active strategy keeps it in its own fields: no compiled strategy, no list of its own', async (t) => {
+  const one = compileFeature({ name: 'one', enabled: true, strategies: [strategies![1]] }, new Map(), env)
+  const other = compileFeature({ name: 'other', enabled: true, strategies: [{ name: 'default' }] }, new Map(), env)
+  t.equal(one.others.length, 0)
+  t.equal(one.others, other.others, 'one shared empty list')
+  t.equal(one.restActive, one.others)
+  t.equal(one.strategyCount, 1)
+  t.equal(one.firstIndex, 0)
+  t.equal(one.firstConstraintTests.length, 1, "the first strategy's constraint tests")
+  const withDisabled = compileFeature({ name: 'checkout', enabled: true, strategies }, new Map(), env)
+  t.equal(withDisabled.firstIndex, 1, 'after a disabled strategy')
+  t.same(withDisabled.others.map((s) => s.source), [strategies![0]], 'the disabled one is compiled for explanations')
+  t.same(withDisabled.restActive, [], 'and is not run')
+})

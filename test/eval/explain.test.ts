@@ -299,3 +299,23 @@ t.test('a flag changed since it was explained is explained as it is now', async 
   t.equal(after.isEnabledInCurrentEnvironment, false)
   t.equal(after.isEnabled, false)
 })
+
+t.test("the first active strategy, kept in the flag's own fields, is explained as the same strategy in a later place", async (t) => {
+  const rollout = checkout.strategies![2]
+  const blocked = { id: 's0', name: 'default', constraints: [{ contextName: 'userId', operator: 'IN', values: ['nobody'] }] }
+  const evaluator = new Evaluator({ random: () => 0.5 })
+  evaluator.replaceAll(
+    [
+      { name: 'first', project: 'shop', enabled: true, strategies: [rollout] },
+      { name: 'second', project: 'shop', enabled: true, strategies: [blocked, rollout] },
+    ],
+    segments,
+  )
+  for (const context of [{ userId: 'u1', appName: 'web', properties: { plan: 'beta', country: 'no' } }, { userId: 'blocked', appName: 'web' }, {}] as EvalContext[]) {
+    const first = evaluator.explain('first', context)!
+    const second = evaluator.explain('second', context)!
+    t.same(second.strategies.data[1], first.strategies.data[0], JSON.stringify(context))
+    t.equal(first.isEnabled, second.isEnabled)
+    t.same(first.variant, second.variant)
+  }
+})
