@@ -55,6 +55,15 @@ export interface LifecycleStage {
   statusValue?: string
 }
 
+// A flag's first stage as it is created (or revived) at `at`. Flags created in one commit (an import of
+// 1,000) or in one millisecond share it: one frozen list (states are never changed in place) where each
+// kept a list and a stage of its own, 4.6 MiB at 50,000 flags (issue 26).
+let lastInitial: readonly LifecycleStage[] = []
+export const initialLifecycle = (at: string): LifecycleStage[] => {
+  if (lastInitial[0]?.enteredStageAt !== at) lastInitial = Object.freeze([Object.freeze<LifecycleStage>({ stage: 'initial', enteredStageAt: at })])
+  return lastInitial as LifecycleStage[]
+}
+
 export interface Feature {
   name: string
   project: string

@@ -18,7 +18,7 @@ import {
 } from './features.js'
 import { SmallMap, updateEntry, withEntry, withoutEntry } from './immutable.js'
 import { carryFlagFacts } from './flag-facts.js'
-import { updateFeatureIn, type Dependency, type Feature, type FeatureEnvironment, type ProjectEnvironment, type ProjectState, type Strategy } from './project-state.js'
+import { initialLifecycle, updateFeatureIn, type Dependency, type Feature, type FeatureEnvironment, type ProjectEnvironment, type ProjectState, type Strategy } from './project-state.js'
 import {
   decideAddProjectEnvironment,
   decideCreateProject,
@@ -261,7 +261,7 @@ const evolveProjectState = (state: ProjectState | undefined, event: EventDraft):
         environments: SmallMap.from([...state.environments.keys()].map((env) => [env, emptyFeatureEnvironment])),
         dependencies: noItems,
         tags: orNoItems(event.tags ?? noItems),
-        lifecycle: [{ stage: 'initial', enteredStageAt: event.createdAt }],
+        lifecycle: initialLifecycle(event.createdAt),
         createdByUserId: event.createdByUserId,
       }
       return { ...state, features: withEntry(state.features, feature.name, feature) }
@@ -288,7 +288,7 @@ const evolveProjectState = (state: ProjectState | undefined, event: EventDraft):
     case 'feature-revived':
       return updateFeature(state, event.featureName, (f) => {
         const environments = eachEnvironment(f, (env) => ({ ...env, enabled: false }))
-        return { ...f, archived: false, archivedAt: null, environments, lifecycle: [{ stage: 'initial', enteredStageAt: event.createdAt }] }
+        return { ...f, archived: false, archivedAt: null, environments, lifecycle: initialLifecycle(event.createdAt) }
       })
     case 'feature-deleted':
       return { ...state, features: withoutEntry(state.features, String(event.featureName)) }

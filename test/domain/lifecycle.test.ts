@@ -3,6 +3,7 @@ import { noProjects } from '../../src/actors/instance.machine.js'
 import { decideInstance, evolveInstance } from '../../src/domain/instance.js'
 import { decideProject } from '../../src/domain/project.js'
 import { emptyInstance } from '../../src/domain/instance-state.js'
+import { initialLifecycle } from '../../src/domain/project-state.js'
 import { lifetimesOf, withBuiltInFeatureTypes } from '../../src/domain/feature-types.js'
 import { currentLifecycleStage, mergeLifecycle } from '../../src/domain/lifecycle.js'
 import { hasPotentiallyStaleCandidates, isPastLifetime, potentiallyStaleCandidates } from '../../src/domain/staleness.js'
@@ -46,6 +47,18 @@ t.test('lifecycle', async (t) => {
     const s = shop()
     s.ok('web', { type: 'feature.archive', names: ['checkout'] })
     assertError(t, errorOf(s.decide('web', { type: 'feature.complete', feature: 'checkout', input: { status: 'kept' } })), 'ArchivedFeatureError', 400)
+  })
+
+  t.test('flags created at one time share their first stage, frozen; another time has its own', async (t) => {
+    const at = iso(epoch)
+    const first = initialLifecycle(at)
+    t.same(first, [{ stage: 'initial', enteredStageAt: at }])
+    t.equal(initialLifecycle(at), first, 'one list for the same time')
+    t.ok(Object.isFrozen(first) && Object.isFrozen(first[0]), 'frozen, so that no flag changes it for the others')
+    const later = initialLifecycle(iso(epoch + day))
+    t.not(later, first)
+    t.same(later, [{ stage: 'initial', enteredStageAt: iso(epoch + day) }])
+    t.same(first, [{ stage: 'initial', enteredStageAt: at }], 'the earlier one is as it was')
   })
 
   t.test('metric stages merge in order, and those from before the latest initial are dropped', async (t) => {
