@@ -67,8 +67,6 @@ export interface CompiledFeature {
   variantResults: EvalResult[]
   // The frontend API's toggle JSON up to the variant: `{"name":..,"enabled":true`; toggleTail() the rest.
   toggleHead: string
-  live: boolean
-  hasDependencies: boolean
   name: string
   projectId: string
   isEnabledInEnvironment: boolean
@@ -86,7 +84,6 @@ export interface CompiledFeature {
   // Every strategy but the first active one, in order, for explain() (restActive itself when none is disabled).
   others: CompiledStrategy[]
   dependencies: EvalDependency[]
-  segmentIds: number[]
   // What the caller compiled it from (upsertFeature), for telling whether that changed since.
   origin: object | undefined
 }
@@ -233,6 +230,10 @@ const compileStrategy = (
   }
 }
 
+// The segments the flag's strategies use, each once (for the index of flags by segment).
+export const segmentIdsOf = (feature: CompiledFeature): readonly number[] =>
+  feature.sources.some((s) => (s.segments ?? noIds).length > 0) ? [...new Set(feature.sources.flatMap((s) => s.segments ?? noIds))] : noIds
+
 // The flag's first active strategy as a CompiledStrategy, made for explain() from the flag's own fields.
 export const firstStrategyOf = (feature: CompiledFeature): CompiledStrategy => {
   const source = feature.sources[feature.firstIndex]
@@ -290,8 +291,6 @@ export const compileFeature = (
   const [guard, guardRest] =
     first === undefined || (first.rule ?? never) === never ? [never, always] : headAndRest(guardTests(first.source.constraints ?? [], first.constraintTests, first.segments))
   const live = !!source.enabled && Array.isArray(source.strategies)
-  const usingSegments = sources.filter((s) => (s.segments ?? noIds).length > 0)
-  const segmentIds = usingSegments.length > 0 ? [...new Set(usingSegments.flatMap((s) => s.segments!))] : noIds
   return {
     mode: !live ? EvaluationMode.Off : dependencies.length === 0 && first !== undefined ? EvaluationMode.Strategies : EvaluationMode.General,
     firstGuard: guard,
@@ -311,8 +310,6 @@ export const compileFeature = (
     variants,
     variantResults: definitions.length === 0 ? noResults : definitions.map((d) => frozenResult(true, enabledVariant(d), impressionData)),
     toggleHead: flat(`{"name":${JSON.stringify(source.name)},"enabled":true`),
-    live,
-    hasDependencies: dependencies.length > 0,
     name: source.name,
     projectId,
     isEnabledInEnvironment: !!source.enabled,
@@ -324,7 +321,6 @@ export const compileFeature = (
     restActive,
     others,
     dependencies,
-    segmentIds,
     origin,
   }
 }

@@ -1,5 +1,5 @@
 import os from 'node:os'
-import { compileFeature, compileSegment, EvaluationMode, sourceOf, toggleTail, type CompiledFeature, type CompiledSegment } from './compile.js'
+import { compileFeature, compileSegment, EvaluationMode, segmentIdsOf, sourceOf, toggleTail, type CompiledFeature, type CompiledSegment } from './compile.js'
 import { Utf8Builder } from './utf8-builder.js'
 import { bucketOf } from './hash.js'
 import { explainFeature } from './explain.js'
@@ -60,7 +60,7 @@ const evaluateFeature = (feature: CompiledFeature, ctx: EvalContext, features: F
   const mode = feature.mode
   if (mode === EvaluationMode.Off) return feature.off
   if (mode === EvaluationMode.General) {
-    if (feature.hasDependencies && !areDependenciesSatisfied(feature, ctx, features)) return feature.off
+    if (feature.dependencies.length > 0 && !areDependenciesSatisfied(feature, ctx, features)) return feature.off
     if (feature.strategyCount === 0) return flagVariant(feature, ctx)
   }
   const count = feature.strategyCount
@@ -89,7 +89,7 @@ const evaluateFeature = (feature: CompiledFeature, ctx: EvalContext, features: F
 // of its own never satisfies, which also stops cycles.
 const isDependencySatisfied = (dependency: EvalDependency, ctx: EvalContext, features: FeatureMap): boolean => {
   const parent = features[dependency.feature]
-  if (parent === undefined || parent.hasDependencies) return false
+  if (parent === undefined || parent.dependencies.length > 0) return false
   const parentResult = evaluateFeature(parent, ctx, features)
   if (dependency.enabled === false) return !parentResult.enabled
   if (dependency.variants && dependency.variants.length > 0) {
@@ -363,7 +363,7 @@ const sortedIndex = (sorted: readonly CompiledFeature[], name: string): number =
 }
 
 const index = (featuresBySegment: Map<number, Set<string>>, feature: CompiledFeature): void => {
-  for (const id of feature.segmentIds) {
+  for (const id of segmentIdsOf(feature)) {
     let names = featuresBySegment.get(id)
     if (names === undefined) featuresBySegment.set(id, (names = new Set()))
     names.add(feature.name)
@@ -371,5 +371,5 @@ const index = (featuresBySegment: Map<number, Set<string>>, feature: CompiledFea
 }
 
 const unindex = (featuresBySegment: Map<number, Set<string>>, feature: CompiledFeature): void => {
-  for (const id of feature.segmentIds) featuresBySegment.get(id)?.delete(feature.name)
+  for (const id of segmentIdsOf(feature)) featuresBySegment.get(id)?.delete(feature.name)
 }
