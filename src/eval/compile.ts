@@ -1,6 +1,7 @@
-import { always, compileConstraint, constraintCost, never, type ContextTest } from './operators.js'
+import { always, compileConstraint, constraintCost, never, valueOf, type ContextTest } from './operators.js'
+import { bucketOf } from './hash.js'
 import { compileStrategyRule, plainRollout, stringParameters, type StrategyEnvironment } from './strategies.js'
-import type { EvalConstraint, EvalDependency, EvalFeature, EvalResult, EvalSegment, EvalStrategy } from './types.js'
+import type { EvalConstraint, EvalContext, EvalDependency, EvalFeature, EvalResult, EvalSegment, EvalStrategy } from './types.js'
 import { compileVariants, disabledVariant, enabledVariant, type CompiledVariants } from './variants.js'
 import { flat } from './flat-string.js'
 
@@ -48,7 +49,8 @@ export interface CompiledFeature {
   // The first active strategy's test, in the flag's object: its constraints and segments (`firstGuard` the
   // first of their tests in guardTests' order, `firstGuardRest` the others: no conjunction's closure to reach
   // first), then its rule: when a plain flexibleRollout (PlainRollout), the bucket of its numbers here
-  // (firstRollout 0 when not such a strategy), else `firstRule`. Then its variants and their results.
+  // (firstRollout 0 when not such a strategy), else `firstRule` (isFirstRuleOn). Then its variants and their
+  // results.
   firstGuard: ContextTest
   firstGuardRest: ContextTest
   firstRollout: number
@@ -57,6 +59,8 @@ export interface CompiledFeature {
   firstHashBefore: number
   firstHashHead: number
   firstHashHeadLength: number
+  // The rule as compiled; `inlinedRollout` for a plain flexibleRollout by a context field, which the fields
+  // above decide alone (its closure was 144 bytes a flag, issue 26).
   firstRule: ContextTest
   firstVariants: CompiledVariants | undefined
   onWithoutVariant: EvalResult
@@ -75,9 +79,9 @@ export interface CompiledFeature {
   // the fields above and these three, and not again as a CompiledStrategy (issue 26: most flags have one
   // strategy, and its object and the list of one were 7 MiB at 50,000 flags).
   sources: readonly EvalStrategy[]
-  // Its place among the sources (-1: none is active), its constraints' tests by index, its segments.
+  // Its place among the sources (-1: none is active) and its segments. Its constraints' tests are looked up
+  // when it is explained (the guard fields hold them, in their order of cost).
   firstIndex: number
-  firstConstraintTests: ContextTest[]
   firstSegments: readonly SegmentReference[]
   // The active strategies after the first (disabled ones are never sent to SDKs), which evaluate() runs in turn.
   restActive: CompiledStrategy[]
@@ -230,6 +234,31 @@ const compileStrategy = (
   }
 }
 
+// The first strategy's rule of a plain flexibleRollout by a context field: never called, as isFirstRuleOn reads
+// the flag's numbers instead.
+const inlinedRollout: ContextTest = () => {
+  throw new Error('a plain flexibleRollout is evaluated from its flag\'s fields')
+}
+
+// The first active strategy's rule: a plain flexibleRollout's bucket from the flag's own fields (its rule only
+// when the default stickiness finds neither userId nor sessionId and draws a random id), else its rule.
+export const isFirstRuleOn = (feature: CompiledFeature, ctx: EvalContext): boolean => {
+  const rollout = feature.firstRollout
+  if (rollout === 0) return feature.firstRule(ctx)
+  const stickiness = feature.firstStickiness
+  let id: unknown
+  if (stickiness === '') {
+    id = ctx.userId || ctx.sessionId
+    if (!id) return feature.firstRule(ctx)
+  } else {
+    id = valueOf(ctx, stickiness)
+    if (!id) return false
+  }
+  if (rollout === 100) return true
+  const key = typeof id === 'string' ? id : `${id}`
+  return bucketOf(feature.firstHashState, feature.firstHashBefore, feature.firstHashHead, feature.firstHashHeadLength, key, 100) <= rollout
+}
+
 // The segments the flag's strategies use, each once (for the index of flags by segment).
 export const segmentIdsOf = (feature: CompiledFeature): readonly number[] =>
   feature.sources.some((s) => (s.segments ?? noIds).length > 0) ? [...new Set(feature.sources.flatMap((s) => s.segments ?? noIds))] : noIds
@@ -241,10 +270,11 @@ export const firstStrategyOf = (feature: CompiledFeature): CompiledStrategy => {
     source,
     parameters: stringParameters(source.parameters),
     isDisabled: false,
-    constraintTests: feature.firstConstraintTests,
+    // The constraints' tests compiled when the flag was (operators.ts shares them): found again, not compiled.
+    constraintTests: testsOf(source.constraints ?? []),
     segments: feature.firstSegments,
     // An unknown strategy's rule is never here, not undefined: explain() tells it by its name.
-    rule: feature.firstRule,
+    rule: feature.firstRule === inlinedRollout ? (ctx) => isFirstRuleOn(feature, ctx) : feature.firstRule,
     variants: feature.firstVariants,
     variantResults: feature.firstVariantResults,
     test: undefined,
@@ -301,7 +331,7 @@ export const compileFeature = (
     firstHashBefore: rollout?.before ?? 0,
     firstHashHead: rollout?.head ?? 0,
     firstHashHeadLength: rollout?.headLength ?? 0,
-    firstRule: first?.rule ?? never,
+    firstRule: rollout !== undefined && rollout.stickiness !== '' ? inlinedRollout : (first?.rule ?? never),
     firstVariants: first?.variants,
     onWithoutVariant: impressionData ? onWithImpressions : on,
     off: impressionData ? offWithImpressions : offPlain,
@@ -316,7 +346,6 @@ export const compileFeature = (
     hasStrategyList: Array.isArray(source.strategies),
     sources,
     firstIndex,
-    firstConstraintTests: first?.constraintTests ?? noTests,
     firstSegments: first?.segments ?? noSegments,
     restActive,
     others,

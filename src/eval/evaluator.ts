@@ -1,9 +1,8 @@
 import os from 'node:os'
-import { compileFeature, compileSegment, EvaluationMode, segmentIdsOf, sourceOf, toggleTail, type CompiledFeature, type CompiledSegment } from './compile.js'
+import { compileFeature, compileSegment, EvaluationMode, isFirstRuleOn, segmentIdsOf, sourceOf, toggleTail, type CompiledFeature, type CompiledSegment } from './compile.js'
 import { Utf8Builder } from './utf8-builder.js'
-import { bucketOf } from './hash.js'
 import { explainFeature } from './explain.js'
-import { always, clockWatch, valueOf } from './operators.js'
+import { always, clockWatch } from './operators.js'
 import type { StrategyEnvironment } from './strategies.js'
 import type { EvalContext, EvalDependency, EvalFeature, EvalResult, EvalSegment, PlaygroundFeature } from './types.js'
 import { disabledVariant } from './variants.js'
@@ -28,8 +27,7 @@ const flagVariant = (feature: CompiledFeature, ctx: EvalContext): EvalResult => 
   return i < 0 ? feature.onWithoutVariant : feature.variantResults[i]
 }
 
-// The first strategy's test from the flag's own fields: its guard, then a plain flexibleRollout's bucket (the
-// rule only when the default stickiness finds neither userId nor sessionId and draws a random id), else its rule.
+// The first strategy's test from the flag's own fields: its guard, then its rule (isFirstRuleOn).
 const isFirstOn = (feature: CompiledFeature, ctx: EvalContext): boolean => {
   const guard = feature.firstGuard
   if (guard !== always) {
@@ -37,20 +35,7 @@ const isFirstOn = (feature: CompiledFeature, ctx: EvalContext): boolean => {
     const rest = feature.firstGuardRest
     if (rest !== always && !rest(ctx)) return false
   }
-  const rollout = feature.firstRollout
-  if (rollout === 0) return feature.firstRule(ctx)
-  const stickiness = feature.firstStickiness
-  let id: unknown
-  if (stickiness === '') {
-    id = ctx.userId || ctx.sessionId
-    if (!id) return feature.firstRule(ctx)
-  } else {
-    id = valueOf(ctx, stickiness)
-    if (!id) return false
-  }
-  if (rollout === 100) return true
-  const key = typeof id === 'string' ? id : `${id}`
-  return bucketOf(feature.firstHashState, feature.firstHashBefore, feature.firstHashHead, feature.firstHashHeadLength, key, 100) <= rollout
+  return isFirstRuleOn(feature, ctx)
 }
 
 // Unleash: SDK client.ts isFeatureEnabled + resolveVariant in one pass.

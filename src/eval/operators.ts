@@ -346,7 +346,9 @@ export const ipv4Network = (value: string): Ipv4Network | undefined => {
   if (address === undefined) return undefined
   const bits = address.subnetMask
   const prefix = bits === 0 ? 0 : Number(address.bigInt()) >>> (32 - bits)
-  return { text: value, correctForm: address.correctForm(), bits, prefix }
+  // A plain address is its own correct form: its text serves, not a second string of it.
+  const correctForm = address.correctForm()
+  return { text: value, correctForm: correctForm === value ? value : correctForm, bits, prefix }
 }
 
 export const networkAddress = (network: Ipv4Network): Address4 => parseAddress4(network.text)!

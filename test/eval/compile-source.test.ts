@@ -35,9 +35,15 @@ t.test('a flag with one active strategy keeps it in its own fields: no compiled 
   t.equal(one.restActive, one.others)
   t.equal(one.strategyCount, 1)
   t.equal(one.firstIndex, 0)
-  t.equal(one.firstConstraintTests.length, 1, "the first strategy's constraint tests")
   const withDisabled = compileFeature({ name: 'checkout', enabled: true, strategies }, new Map(), env)
   t.equal(withDisabled.firstIndex, 1, 'after a disabled strategy')
   t.same(withDisabled.others.map((s) => s.source), [strategies![0]], 'the disabled one is compiled for explanations')
   t.same(withDisabled.restActive, [], 'and is not run')
+})
+
+t.test("a first flexibleRollout by a context field keeps no rule of its own: the flag's numbers decide it", async (t) => {
+  const rollout = (groupId: string, stickiness: string) =>
+    compileFeature({ name: groupId, enabled: true, strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness, groupId } }] }, new Map(), env)
+  t.equal(rollout('a', 'tenantId').firstRule, rollout('b', 'tenantId').firstRule, 'one shared stand-in for every such flag')
+  t.not(rollout('a', 'default').firstRule, rollout('b', 'default').firstRule, 'the default stickiness keeps its rule (a random id when the context has none)')
 })

@@ -301,21 +301,36 @@ t.test('a flag changed since it was explained is explained as it is now', async 
 })
 
 t.test("the first active strategy, kept in the flag's own fields, is explained as the same strategy in a later place", async (t) => {
-  const rollout = checkout.strategies![2]
+  const byDefault = checkout.strategies![2]
+  // By a context field: the flag's numbers decide it, and no rule is kept for it (compile.ts inlinedRollout).
+  const byTenant = { ...byDefault, id: 's5', parameters: { rollout: '50', stickiness: 'tenantId', groupId: 'checkout' } }
   const blocked = { id: 's0', name: 'default', constraints: [{ contextName: 'userId', operator: 'IN', values: ['nobody'] }] }
   const evaluator = new Evaluator({ random: () => 0.5 })
   evaluator.replaceAll(
-    [
-      { name: 'first', project: 'shop', enabled: true, strategies: [rollout] },
-      { name: 'second', project: 'shop', enabled: true, strategies: [blocked, rollout] },
-    ],
+    [byDefault, byTenant].flatMap((rollout) => [
+      { name: `first-${rollout.id}`, project: 'shop', enabled: true, strategies: [rollout] },
+      { name: `second-${rollout.id}`, project: 'shop', enabled: true, strategies: [blocked, rollout] },
+    ]),
     segments,
   )
-  for (const context of [{ userId: 'u1', appName: 'web', properties: { plan: 'beta', country: 'no' } }, { userId: 'blocked', appName: 'web' }, {}] as EvalContext[]) {
-    const first = evaluator.explain('first', context)!
-    const second = evaluator.explain('second', context)!
-    t.same(second.strategies.data[1], first.strategies.data[0], JSON.stringify(context))
-    t.equal(first.isEnabled, second.isEnabled)
-    t.same(first.variant, second.variant)
+  const inSegments = { appName: 'web', properties: { plan: 'beta', country: 'no' } }
+  const contexts: EvalContext[] = [
+    { userId: 'u1', ...inSegments },
+    { userId: 'blocked', appName: 'web' },
+    {},
+    ...['t1', 't2', 't3', 't4', 't5', 't6'].map((tenantId) => ({ ...inSegments, userId: 'u2', properties: { ...inSegments.properties, tenantId } })),
+  ]
+  let tenantsOn = 0
+  for (const id of [byDefault.id, byTenant.id]) {
+    for (const context of contexts) {
+      const first = evaluator.explain(`first-${id}`, context)!
+      const second = evaluator.explain(`second-${id}`, context)!
+      t.same(second.strategies.data[1], first.strategies.data[0], `${id} ${JSON.stringify(context)}`)
+      t.equal(first.isEnabled, second.isEnabled)
+      t.equal(first.isEnabled, evaluator.evaluate(`first-${id}`, context).enabled, 'as evaluate() has it')
+      t.same(first.variant, second.variant)
+      if (id === byTenant.id && first.isEnabled) tenantsOn++
+    }
   }
+  t.ok(tenantsOn > 0 && tenantsOn < 6, `a 50 % rollout by tenant takes some tenants and not all (${tenantsOn} of 6)`)
 })
