@@ -209,8 +209,6 @@ export class FeatureSearchIndex {
   private byCreated = new OrderedRows(createdOrder)
   private byName = new OrderedRows(nameOrder)
   private ordersStale = false
-  private readonly byProject = new Map<string, Set<string>>()
-  private readonly byType = new Map<string, Set<string>>()
   private readonly byTag = new Map<string, Set<string>>()
   private readonly bySegment = new Map<number, Set<string>>()
   // Active flags that depend on each parent.
@@ -228,7 +226,7 @@ export class FeatureSearchIndex {
     this.byCreated = new OrderedRows(createdOrder)
     this.byName = new OrderedRows(nameOrder)
     this.ordersStale = false
-    for (const index of [this.byProject, this.byType, this.byTag, this.bySegment, this.childrenOf]) index.clear()
+    for (const index of [this.byTag, this.bySegment, this.childrenOf]) index.clear()
   }
 
   // Builds the index now rather than on the first search (50,000 flags take a few hundred ms).
@@ -282,7 +280,9 @@ export class FeatureSearchIndex {
     }
     const state = this.projects()
     for (const project of projects) {
-      for (const name of [...(this.byProject.get(project) ?? [])]) if (!state.get(project)?.features.has(name)) features.set(name, undefined)
+      // Its flags that left it (a project deleted): a walk of every row, for a record that is rare.
+      const kept = state.get(project)?.features
+      for (const [name, row] of rows) if (row.feature.project === project && !kept?.has(name)) features.set(name, undefined)
       for (const name of state.get(project)?.features.keys() ?? []) features.set(name, project)
     }
     if (features.size > resortAbove) this.ordersStale = true
@@ -356,18 +356,14 @@ export class FeatureSearchIndex {
 
   private index(row: Row): void {
     this.counters.rowsIndexed++
-    const { name, project, type, tags, archived, dependencies } = row.feature
-    addTo(this.byProject, project, name)
-    addTo(this.byType, type, name)
+    const { name, tags, archived, dependencies } = row.feature
     for (const tag of tags) addTo(this.byTag, tagKey(tag), name)
     for (const id of row.segmentUses) addTo(this.bySegment, id, name)
     if (!archived) for (const d of dependencies) addTo(this.childrenOf, d.feature, name)
   }
 
   private unindex(row: Row): void {
-    const { name, project, type, tags, dependencies } = row.feature
-    removeFrom(this.byProject, project, name)
-    removeFrom(this.byType, type, name)
+    const { name, tags, dependencies } = row.feature
     for (const tag of tags) removeFrom(this.byTag, tagKey(tag), name)
     for (const id of row.segmentUses) removeFrom(this.bySegment, id, name)
     for (const d of dependencies) removeFrom(this.childrenOf, d.feature, name)
@@ -393,7 +389,9 @@ export class FeatureSearchIndex {
   }
 
   // The flags an indexed filter lists, when that is fewer than an eighth of all: the search then sorts
-  // those instead of walking every flag (sorting more costs about as much as the walk).
+  // those instead of walking every flag (sorting more costs about as much as the walk). A project's flags
+  // are its state's; a type is not indexed (a few types share every flag, and a set of names per type and
+  // per project was 2.6 MiB at 50,000 flags, issue 26): a search by type walks the flags.
   private narrowed(search: FeatureSearch, ctx: FeatureSearchContext, total: number): Set<string> | undefined {
     const candidates: Set<string>[] = []
     const unionOf = (sets: (Set<string> | undefined)[]) => {
@@ -404,8 +402,12 @@ export class FeatureSearchIndex {
       return union
     }
     const positive = (operator: string) => operator === 'IS' || operator === 'IS_ANY_OF' || operator === 'INCLUDE' || operator === 'INCLUDE_ANY_OF'
-    if (search.project && positive(search.project.operator)) candidates.push(unionOf(search.project.values.map((p) => this.byProject.get(p))))
-    if (search.type && positive(search.type.operator)) candidates.push(unionOf(search.type.values.map((t) => this.byType.get(t))))
+    if (search.project && positive(search.project.operator)) {
+      const state = this.projects()
+      const features = search.project.values.map((p) => state.get(p)?.features).filter((f) => f !== undefined)
+      // Made into a set only when it narrows the walk.
+      if (features.reduce((size, f) => size + f.size, 0) * 8 < total) candidates.push(new Set(features.flatMap((f) => [...f.keys()])))
+    }
     if (search.tag && (positive(search.tag.operator) || search.tag.operator === 'INCLUDE_ALL_OF')) {
       candidates.push(unionOf(search.tag.tags.map((t) => this.byTag.get(tagKey(t)))))
     }
@@ -423,7 +425,7 @@ export class FeatureSearchIndex {
     const narrowed = this.narrowed(search, ctx, rows.size)
     let walk: Row[]
     if (narrowed) {
-      walk = [...narrowed].map((name) => rows.get(name)!).sort(byNameFirst ? nameOrder : createdOrder)
+      walk = [...narrowed].flatMap((name) => rows.get(name) ?? []).sort(byNameFirst ? nameOrder : createdOrder)
     } else walk = byNameFirst ? byName : byCreated
     if (byNameFirst && search.sortOrder === 'desc') walk = [...walk].reverse()
 

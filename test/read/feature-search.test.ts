@@ -375,3 +375,16 @@ t.test('a search during a warm-up in slices reads the flags left at once', async
   t.equal(paused, 1, 'the warm-up ends at its next turn: nothing is left to read')
   t.equal(index.counters.rowsMade, 50, 'and reads nothing again')
 })
+
+t.test('a project filter finds its flags through the state, a type filter walks them all, and a deleted project takes its rows with it', async (t) => {
+  const many = new Map(world())
+  many.set('big', projectOf('big', Array.from({ length: 100 }, (_, i) => flag(`big-${i}`))))
+  const index = new FeatureSearchIndex(() => many)
+  t.same(searchWith(index, { project: 'IS:web' }).hits.map((h) => h.feature.name), ['web-one'], 'one flag of 108')
+  t.same(searchWith(index, { project: 'IS_ANY_OF:web,default', sortBy: 'name' }).hits.map((h) => h.feature.name), ['alpha', 'beta', 'delta', 'eps', 'gamma', 'seg', 'web-one'])
+  t.equal(searchWith(index, { type: 'IS:kill-switch' }).total, 1, 'a type filter walks the flags')
+  many.delete('web')
+  index.apply([{ id: 1, type: 'project-deleted', project: 'web', createdAt: '2024-04-01T00:00:00.000Z' } as EventRecord])
+  t.equal(searchWith(index, { query: 'web-one' }).total, 0, "the deleted project's flag is gone from the rows")
+  t.equal(searchWith(index, { project: 'IS:web' }).total, 0)
+})
