@@ -76,7 +76,7 @@ export interface CompiledFeature {
   isEnabledInEnvironment: boolean
   hasStrategyList: boolean
   // The strategies as given (disabled ones included, for explain()); the first active one is compiled into
-  // the fields above and these three, and not again as a CompiledStrategy (issue 26: most flags have one
+  // the fields above and the two below, and not again as a CompiledStrategy (issue 26: most flags have one
   // strategy, and its object and the list of one were 7 MiB at 50,000 flags).
   sources: readonly EvalStrategy[]
   // Its place among the sources (-1: none is active) and its segments. Its constraints' tests are looked up

@@ -186,10 +186,8 @@ const rowOf = (feature: Feature): Row => {
   }
 }
 
-// Whether two rows of one flag are listed under the same project, type, tags, segments and parents.
+// Whether two rows of one flag are listed under the same tags, segments and parents.
 const sameIndexKeys = (a: Row, b: Row): boolean =>
-  a.feature.project === b.feature.project &&
-  a.feature.type === b.feature.type &&
   a.archived === b.archived &&
   a.feature.tags === b.feature.tags &&
   a.feature.dependencies === b.feature.dependencies &&
