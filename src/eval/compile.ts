@@ -76,12 +76,13 @@ export interface CompiledFeature {
   isEnabledInEnvironment: boolean
   hasStrategyList: boolean
   // The strategies as given (disabled ones included, for explain()); the first active one is compiled into
-  // the fields above and the two below, and not again as a CompiledStrategy (issue 26: most flags have one
+  // the fields above and the three below, and not again as a CompiledStrategy (issue 26: most flags have one
   // strategy, and its object and the list of one were 7 MiB at 50,000 flags).
   sources: readonly EvalStrategy[]
-  // Its place among the sources (-1: none is active) and its segments. Its constraints' tests are looked up
-  // when it is explained (the guard fields hold them, in their order of cost).
+  // Its place among the sources (-1: none is active), its constraints' tests by index (explain() reads them:
+  // looking them up again from the constraints cost the playground about 1 µs a flag) and its segments.
   firstIndex: number
+  firstConstraintTests: ContextTest[]
   firstSegments: readonly SegmentReference[]
   // The active strategies after the first (disabled ones are never sent to SDKs), which evaluate() runs in turn.
   restActive: CompiledStrategy[]
@@ -270,8 +271,7 @@ export const firstStrategyOf = (feature: CompiledFeature): CompiledStrategy => {
     source,
     parameters: stringParameters(source.parameters),
     isDisabled: false,
-    // The constraints' tests compiled when the flag was (operators.ts shares them): found again, not compiled.
-    constraintTests: testsOf(source.constraints ?? []),
+    constraintTests: feature.firstConstraintTests,
     segments: feature.firstSegments,
     // An unknown strategy's rule is never here, not undefined: explain() tells it by its name.
     rule: feature.firstRule === inlinedRollout ? (ctx) => isFirstRuleOn(feature, ctx) : feature.firstRule,
@@ -346,6 +346,7 @@ export const compileFeature = (
     hasStrategyList: Array.isArray(source.strategies),
     sources,
     firstIndex,
+    firstConstraintTests: first?.constraintTests ?? noTests,
     firstSegments: first?.segments ?? noSegments,
     restActive,
     others,
