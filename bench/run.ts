@@ -123,10 +123,12 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 const repoRoot = path.resolve(here, '..', '..')
 const resultsDir = path.resolve(args['results-dir'] ?? path.join(repoRoot, 'bench', 'results'))
 const WORKERS = Math.max(1, Math.min(2, os.availableParallelism() - 1))
-// wrk drives every case with one request per connection when it is installed (bench/lib/wrk.ts); the
-// writes, whose connections each send their own requests, stay on the Node generator.
+// wrk drives every case with one request per connection when it is installed (bench/lib/wrk.ts), and the
+// creates, whose one request differs at each send only by its sequence number; the writes, whose
+// connections each send their own requests, stay on the Node generator.
 const wrk = findWrk()
-const generatorOf = (c: { requestsFor?: unknown }) => (wrk && !c.requestsFor ? `wrk ${wrk.version}` : 'node')
+const byWrk = (c: { request: RequestSpec; requestsFor?: unknown }) => wrk !== undefined && (!c.requestsFor || c.request.sequence !== undefined)
+const generatorOf = (c: { request: RequestSpec; requestsFor?: unknown }) => (wrk && byWrk(c) ? `wrk ${wrk.version}` : 'node')
 const loadDescription = `${wrk ? `wrk ${wrk.version} (${WORKERS} thread${WORKERS > 1 ? 's' : ''}), the writes on the Node generator` : 'the Node generator (bench/lib/run-load.ts; wrk is not installed)'} with ${WORKERS} load thread(s)`
 
 // ---------------------------------------------------------------- progress
@@ -315,10 +317,10 @@ const measure = async (server: Server, c: HttpCase, run: Run) => {
   }
   let load: Awaited<ReturnType<typeof runLoad>>
   let generatorCpuMs: number
-  if (wrk && !c.requestsFor) {
-    const byWrk = await runWrk(wrk, { ...options, threads: WORKERS })
-    load = byWrk
-    generatorCpuMs = byWrk.generatorCpuMs
+  if (wrk && byWrk(c)) {
+    const run = await runWrk(wrk, { ...options, requestsFor: undefined, sequence: c.request.sequence, threads: WORKERS })
+    load = run
+    generatorCpuMs = run.generatorCpuMs
   } else {
     load = await runLoad(options)
     // The Node generator's figure covers its warm-up too.

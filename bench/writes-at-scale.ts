@@ -25,8 +25,9 @@ import { fixed, formatTable, thousands } from './lib/format-table.js'
 import { describeMachine, machineInfo, sampleProcess } from './lib/machine-info.js'
 import { formatSummary, summariseProfile } from './lib/profile-summary.js'
 import { realisticFeatures, registerStrategyTypes } from './lib/realistic-features.js'
-import { runLoad, type RequestSpec } from './lib/run-load.js'
+import { runLoad, type LoadOptions, type RequestSpec } from './lib/run-load.js'
 import { seedByImport } from './lib/seed-import.js'
+import { findWrk, runWrk } from './lib/wrk.js'
 import { positiveInteger } from './lib/settings.js'
 
 const sizes = (process.env.BENCH_SIZES ?? '1000,20000,50000').split(',').map(Number)
@@ -48,7 +49,11 @@ const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ')
 const adminToken = `*:*.${randomBytes(16).toString('hex')}`
 const clientToken = `*:development.${randomBytes(16).toString('hex')}`
 
-console.log(`writes at scale: sizes ${sizes.join(', ')}; import batches of ${BATCH}; creates with ${CONNECTIONS} connections, ${WARMUP_MS / 1000} s + ${DURATION_MS / 1000} s`)
+// The creates on wrk when it is installed, as in run.ts; the updates (each connection its own flag) on the Node generator.
+const wrk = findWrk()
+console.log(
+  `writes at scale: sizes ${sizes.join(', ')}; import batches of ${BATCH}; creates with ${CONNECTIONS} connections, ${WARMUP_MS / 1000} s + ${DURATION_MS / 1000} s; creates on ${wrk ? `wrk ${wrk.version}` : 'the Node generator (wrk is not installed)'}, updates on the Node generator`,
+)
 console.log(describeMachine(machineInfo()))
 
 const features = realisticFeatures(sizes[sizes.length - 1])
@@ -113,7 +118,7 @@ try {
       let cpuEnd = 0
       let from = 0
       let to = 0
-      const result = await runLoad({
+      const options: LoadOptions = {
         port: server.port,
         path: '/',
         headers: {},
@@ -130,7 +135,12 @@ try {
           to = nowMicros()
           cpuEnd = sampleProcess(server.pid).cpuMs
         },
-      })
+      }
+      const sequenced = requests(0)[0]
+      const result =
+        wrk && sequenced.sequence !== undefined
+          ? await runWrk(wrk, { ...options, ...sequenced, requestsFor: undefined, threads: WORKERS })
+          : await runLoad(options)
       const commitsAfter = await commitCounts()
       const commits = commitsAfter.commits - commitsBefore.commits
       return {

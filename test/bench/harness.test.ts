@@ -55,6 +55,9 @@ t.test('the harness seeds a target, runs each HTTP case beside the bare uWS base
     t.ok(r.requests > 0, `${r.case}, ${r.server}: answered`)
     t.same(r.unexpectedStatuses, {}, `${r.case}, ${r.server}: only the expected status`)
   }
+  const generatorOf = (name: string) => report.http.find((r: { case: string }) => r.case === name).loadGenerator
+  t.equal(generatorOf('creates'), generatorOf('client'), 'the creates run on the read cases\' generator (wrk where it is installed)')
+  t.equal(generatorOf('writes'), 'node', 'the writes, each connection its own flag, on the Node generator')
   const playground = report.http.find((r: { case: string }) => r.case === 'playground')
   t.ok(playground.bodyBytesPerResponse > 20 * 100, 'the playground explains the 20 seeded flags')
   t.ok(report.disk.fsyncP50Ms > 0, 'the fsync latency is measured with the writes')
