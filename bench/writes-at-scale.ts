@@ -27,8 +27,8 @@ import { formatSummary, summariseProfile } from './lib/profile-summary.js'
 import { realisticFeatures, registerStrategyTypes } from './lib/realistic-features.js'
 import { runLoad, type LoadOptions, type RequestSpec } from './lib/run-load.js'
 import { seedByImport } from './lib/seed-import.js'
-import { findWrk, runWrk } from './lib/wrk.js'
 import { positiveInteger } from './lib/settings.js'
+import { findWrk, runWrk } from './lib/wrk.js'
 
 const sizes = (process.env.BENCH_SIZES ?? '1000,20000,50000').split(',').map(Number)
 if (sizes.some((n, i) => !Number.isSafeInteger(n) || n <= 0 || (i > 0 && n <= sizes[i - 1]))) throw new Error('BENCH_SIZES: increasing positive integers')

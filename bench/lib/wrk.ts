@@ -193,16 +193,17 @@ export interface WrkLoadResult extends LoadResult {
   generatorCpuMs: number
 }
 
-// The same contract as runLoad() for a single request (every connection sends the same one): a warm-up
-// run, then the measured run between onMeasureStart and onMeasureEnd. Statuses are not read per
-// response (that would run Lua per response): a probe request gives the status and size, and every
-// response of the run must have that size and a 2xx/3xx status; the others count under "other".
 // Each run of wrk tags the values it puts in place of a sequence placeholder with a tag of its own.
 let runs = 0
 const nextTag = () => `${process.pid}t${++runs}`
 
-// `sequence`: the placeholder in options.path or options.body that every send replaces with a new value
-// (runLoad's RequestSpec.sequence): each response's status is then counted by the script.
+// The same contract as runLoad() for a single request (every connection sends the same one): a warm-up
+// run, then the measured run between onMeasureStart and onMeasureEnd. A static request's statuses are
+// not read per response (that would run Lua per response): a probe request gives the status and size,
+// and every response of the run must have that size and a 2xx/3xx status; the others count under
+// "other". With `sequence` (runLoad's RequestSpec.sequence: a placeholder in options.path or
+// options.body that every send replaces with a new value), Lua runs per request anyway, and counts
+// each response's status.
 export const runWrk = async (wrk: Wrk, options: LoadOptions & { threads?: number; sequence?: string }): Promise<WrkLoadResult> => {
   if (options.requestsFor) throw new Error('wrk sends one request on every connection: use runLoad() for requestsFor')
   const host = options.host ?? '127.0.0.1'
