@@ -136,7 +136,13 @@ t.test('a full disk: writes answer 503 and change nothing, reads go on, and once
   t.equal(refused?.body.name, 'ServiceUnavailableError')
   t.equal(refused?.body.message, 'The change could not be stored (is the disk full?); nothing was changed. Try again later.')
   t.match(server.output(), 'a log commit failed; the write was refused with 503 and nothing changed', 'a log line says so')
-  t.match(server.output(), /a log commit failed; the write was refused with 503 and nothing changed cause="the commit failed: File too large[^"]*" refusedSoFar=1\n/, 'naming the cause and how many were refused')
+  // The write that meets the limit fails with EFBIG when it starts past it, and with EIO when part of it
+  // fits (LMDB takes a short write for an I/O error): which one depends on where the pages fall.
+  t.match(
+    server.output(),
+    /a log commit failed; the write was refused with 503 and nothing changed cause="the commit failed: (File too large|Input\/output error)[^"]*" refusedSoFar=1\n/,
+    'naming the cause and how many were refused',
+  )
   t.notMatch(server.output(), /\n\s+at /, 'and no stack trace')
 
   const listed = expectOk(await api(server, 'GET', '/api/admin/projects/default/features'), 'reads are served').body.features.map((f: { name: string }) => f.name)
